@@ -1,0 +1,202 @@
+"""The acting step: check the next batch of tool calls, run the allowed ones, commit results."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+from tether.agent._run import STRUCTURED_TOOL, Run
+from tether.context import fit_tool_result
+from tether.event import AgentEvent, ToolResultEndEvent, ToolResultStartEvent
+from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState
+from tether.middleware import ActingCall, PermissionCall, chain_awaitable, chain_iterator
+from tether.permission import PermissionBehavior, PermissionDecision, PermissionEngine
+from tether.tool import (
+    ArgumentError,
+    ToolBase,
+    ToolContext,
+    ToolkitView,
+    error_result,
+    next_batch,
+    parse_arguments,
+    run_tool,
+)
+
+__all__ = ["act", "commit_result"]
+
+_DONE = object()
+
+
+def _arguments(call: ToolCallBlock) -> dict[str, Any] | None:
+    try:
+        return parse_arguments(call.input)
+    except ArgumentError:
+        return None
+
+
+def _is_safe(view: ToolkitView, call: ToolCallBlock) -> bool:
+    tool = view.tools.get(call.name)
+    args = _arguments(call)
+    if tool is None or args is None:
+        return True  # answered at once with an error result
+    return tool.is_concurrency_safe_call(args)
+
+
+async def commit_result(run: Run, call: ToolCallBlock, result: ToolResultBlock) -> None:
+    """Put a call's result into the reply (the context copy, cut if too long)."""
+    agent, state = run.agent, run.state
+    kept = await fit_tool_result(result, agent.context_config, agent.offloader, state)
+    msg = state.reply_msg()
+    assert msg is not None
+    msg.put_tool_result(kept)
+    call.state = ToolCallState.FINISHED
+    state.note_blocks([kept])
+    if call.name == STRUCTURED_TOOL and result.state is ToolResultState.SUCCESS:
+        args = _arguments(call) or {}
+        model = run.structured_model
+        msg.metadata["structured_output"] = (
+            model.model_validate(args).model_dump(mode="json") if model is not None else args
+        )
+        run.cursor.finished = True
+
+
+async def _decide(run: Run, tool: ToolBase, call: ToolCallBlock, args: dict[str, Any]) -> Any:
+    async def handler(c: PermissionCall) -> PermissionDecision:
+        engine = PermissionEngine(c.state.permission_context)
+        return await engine.decide(c.tool, c.tool_input, c.state.tool_state_for(c.tool.name))
+
+    pcall = PermissionCall(
+        agent=run.agent,
+        state=run.state,
+        reply_id=run.reply_id,
+        tool_call=call,
+        tool=tool,
+        tool_input=args,
+    )
+    return await chain_awaitable(run.agent.middlewares, "on_check_permission", pcall, handler)
+
+
+async def _check(run: Run, view: ToolkitView, call: ToolCallBlock) -> ToolResultBlock | None:
+    """Decide a pending call: set its state, or return the result that answers it now."""
+    tool = view.tools.get(call.name)
+    if tool is None:
+        return error_result(call, view.unknown_tool_message(call.name, run.state))
+    try:
+        args = parse_arguments(call.input)
+    except ArgumentError as exc:
+        return error_result(call, f"Error: {exc}")
+    decision: PermissionDecision = await _decide(run, tool, call, args)
+    if decision.behavior is PermissionBehavior.DENY:
+        return error_result(
+            call,
+            f"Permission denied: {decision.reason}. Do not retry this call as is.",
+            ToolResultState.DENIED,
+        )
+    if decision.behavior is PermissionBehavior.ASK:
+        call.state = ToolCallState.ASKING
+        call.suggested_rules = list(decision.suggested_rules)
+        return None
+    call.state = ToolCallState.SUBMITTED if tool.is_external_tool else ToolCallState.ALLOWED
+    return None
+
+
+async def act(run: Run) -> AsyncIterator[AgentEvent]:
+    """Check the next batch; answer refused calls at once; run the allowed ones."""
+    state, reply_id = run.state, run.reply_id
+    msg = state.reply_msg()
+    assert msg is not None
+    view = await run.agent.toolkit_view(state, run.structured_model)
+    open_calls = [
+        c for c in msg.tool_calls if c.state in (ToolCallState.PENDING, ToolCallState.ALLOWED)
+    ]
+    batch = next_batch(open_calls, lambda c: _is_safe(view, c))
+    to_run: list[tuple[ToolCallBlock, ToolBase]] = []
+    for call in batch:
+        if call.state is ToolCallState.PENDING:
+            answer = await _check(run, view, call)
+            if answer is not None:
+                await commit_result(run, call, answer)
+                yield ToolResultStartEvent(reply_id=reply_id, block_id=call.id, name=call.name)
+                yield ToolResultEndEvent(reply_id=reply_id, block_id=call.id, tool_result=answer)
+                continue
+        tool = view.tools.get(call.name)
+        if call.state is ToolCallState.ALLOWED and tool is not None and tool.is_external_tool:
+            call.state = ToolCallState.SUBMITTED
+        elif call.state is ToolCallState.ALLOWED:
+            if tool is None:  # e.g. its plugin fell asleep between pause and resume
+                answer = error_result(call, view.unknown_tool_message(call.name, state))
+                await commit_result(run, call, answer)
+                yield ToolResultEndEvent(reply_id=reply_id, block_id=call.id, tool_result=answer)
+                continue
+            to_run.append((call, tool))
+    if to_run:
+        async for event in _execute(run, to_run):
+            yield event
+
+
+def _events(run: Run, call: ToolCallBlock, tool: ToolBase, emit: Any) -> AsyncIterator[AgentEvent]:
+    context = ToolContext(
+        tool_call_id=call.id,
+        reply_id=run.reply_id,
+        permission_context=run.state.permission_context,
+        tool_state=run.tool_state(tool.name),
+        session_state=run.state,
+        emit=emit,
+    )
+    acting = ActingCall(
+        agent=run.agent, state=run.state, reply_id=run.reply_id, tool_call=call, tool=tool
+    )
+    return chain_iterator(
+        run.agent.middlewares,
+        "on_acting",
+        acting,
+        lambda c: run_tool(c.tool, c.tool_call, context, _arguments(c.tool_call)),
+    )
+
+
+async def _execute(
+    run: Run, calls: list[tuple[ToolCallBlock, ToolBase]]
+) -> AsyncIterator[AgentEvent]:
+    """Run the calls (concurrently when more than one); commit each result as it ends."""
+    queue: asyncio.Queue[Any] = asyncio.Queue()
+
+    async def emit(event: AgentEvent) -> None:
+        await queue.put(event)
+
+    async def pump(call: ToolCallBlock, tool: ToolBase) -> None:
+        try:
+            async for event in _events(run, call, tool, emit):
+                await queue.put(event)
+        finally:
+            await queue.put(_DONE)
+
+    tasks = [asyncio.create_task(pump(call, tool)) for call, tool in calls]
+    by_id = {call.id: call for call, _ in calls}
+    try:
+        remaining = len(tasks)
+        while remaining:
+            item = await queue.get()
+            if item is _DONE:
+                remaining -= 1
+                continue
+            if isinstance(item, ToolResultEndEvent) and item.block_id in by_id:
+                await commit_result(run, by_id[item.block_id], item.tool_result)
+            yield item
+        for task in tasks:
+            task.result()  # surface a middleware's own exception
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for call, _ in calls:
+            if call.state is not ToolCallState.FINISHED:
+                await commit_result(
+                    run,
+                    call,
+                    error_result(
+                        call,
+                        "The call was interrupted before it finished.",
+                        ToolResultState.INTERRUPTED,
+                    ),
+                )

@@ -1,0 +1,64 @@
+"""The next action of the loop, as a value: a pure function of the state."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tether.agent._config import ReActConfig
+from tether.message import ToolCallBlock, ToolCallState
+from tether.state import AgentState
+
+__all__ = ["Act", "Action", "Finish", "Pause", "Reason", "next_action"]
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """Call the model; `forced_final` when the iteration limit is reached."""
+
+    forced_final: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Act:
+    """Check and run the next batch of tool calls."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pause:
+    """Wait for outside input: confirmations and/or external results."""
+
+    asking: tuple[ToolCallBlock, ...]
+    submitted: tuple[ToolCallBlock, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    """The reply is complete."""
+
+
+Action = Reason | Act | Pause | Finish
+
+
+def next_action(state: AgentState, config: ReActConfig) -> Action:
+    """What the loop does next for the reply in progress (`state.reply` must be set).
+
+    Confirmed calls run first; then a pause if any call awaits the user or an external
+    result; then unchecked calls; then the model, unless the reply is over.
+    """
+    cursor = state.reply
+    assert cursor is not None, "next_action needs a reply in progress"
+    if cursor.finished or cursor.interrupted:
+        return Finish()
+    msg = state.reply_msg()
+    calls = msg.tool_calls if msg is not None else []
+    states = {c.state for c in calls}
+    if ToolCallState.ALLOWED in states:
+        return Act()
+    if ToolCallState.ASKING in states or ToolCallState.SUBMITTED in states:
+        return Pause(
+            asking=tuple(c for c in calls if c.state is ToolCallState.ASKING),
+            submitted=tuple(c for c in calls if c.state is ToolCallState.SUBMITTED),
+        )
+    if ToolCallState.PENDING in states:
+        return Act()
+    return Reason(forced_final=cursor.iteration >= config.max_iters)

@@ -1,0 +1,239 @@
+"""`Agent`: configuration plus the loop that drives an `AgentState`."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+from tether._ids import new_id
+from tether.agent._acting import act, commit_result
+from tether.agent._actions import Finish, Pause, Reason, next_action
+from tether.agent._config import ModelConfig, ReActConfig
+from tether.agent._inputs import pause_msg, validate_inputs
+from tether.agent._reasoning import build_system_prompt, compress, reason
+from tether.agent._resume import ResumeEvent, apply_resume, validate_resume
+from tether.agent._run import STRUCTURED_TOOL, Run
+from tether.context import ContextConfig, Offloader
+from tether.errors import NothingToResumeError, ResumeError
+from tether.event import (
+    AgentEvent,
+    ExternalExecutionResultEvent,
+    ReplyEndEvent,
+    ReplyStartEvent,
+    RequireExternalExecutionEvent,
+    RequireUserConfirmEvent,
+    UserConfirmResultEvent,
+    UserInterruptEvent,
+)
+from tether.message import AssistantMsg, Msg, ToolCallState, ToolResultState
+from tether.middleware import MiddlewareBase, ReplyCall, chain_iterator
+from tether.model import ChatModelBase
+from tether.state import AgentState, ReplyCursor
+from tether.tool import Toolkit, ToolkitView, error_result
+from tether.tool._structured import StructuredOutputTool
+
+__all__ = ["Agent"]
+
+_REACT = ReActConfig()
+_MODEL = ModelConfig()
+_CONTEXT = ContextConfig()
+_EMPTY_TOOLKIT = Toolkit()
+
+
+class Agent:
+    """A stateless reason-act loop: configuration here, progress in `state`.
+
+    `reply`/`reply_stream` take a `Msg` or list of them (start a reply), a
+    `UserConfirmResultEvent` / `ExternalExecutionResultEvent` / `UserInterruptEvent`
+    (resume the paused reply), or `None` (continue from the state as it is). Nothing is
+    bound at construction: assigning `agent.state = other` switches sessions fully, and
+    agents may share a toolkit and a model.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        system_prompt: str,
+        model: ChatModelBase,
+        toolkit: Toolkit | None = None,
+        state: AgentState | None = None,
+        offloader: Offloader | None = None,
+        middlewares: Sequence[MiddlewareBase] | None = None,
+        model_config: ModelConfig | None = None,
+        context_config: ContextConfig | None = None,
+        react_config: ReActConfig | None = None,
+    ) -> None:
+        self.name = name
+        self.system_prompt = system_prompt
+        self.model = model
+        self.toolkit = toolkit if toolkit is not None else _EMPTY_TOOLKIT
+        self.state = state if state is not None else AgentState()
+        self.offloader = offloader
+        self.middlewares: tuple[MiddlewareBase, ...] = tuple(middlewares or ())
+        self.model_config = model_config or _MODEL
+        self.context_config = context_config or _CONTEXT
+        self.react_config = react_config or _REACT
+
+    async def reply(
+        self,
+        inputs: Msg | list[Msg] | ResumeEvent | None = None,
+        *,
+        structured_schema: type[BaseModel] | None = None,
+    ) -> Msg:
+        """Run the loop to the end of the reply, or to a pause, and return its message.
+
+        A paused reply returns a copy of the reply so far whose `metadata["awaiting"]`
+        names what it waits for and `metadata["pause_events"]` holds the events.
+        """
+        pauses: list[AgentEvent] = []
+        async for event in self.reply_stream(inputs, structured_schema=structured_schema):
+            if isinstance(event, ReplyEndEvent):
+                return event.msg
+            if isinstance(event, RequireUserConfirmEvent | RequireExternalExecutionEvent):
+                pauses.append(event)
+        return pause_msg(self.state, pauses)
+
+    async def reply_stream(
+        self,
+        inputs: Msg | list[Msg] | ResumeEvent | None = None,
+        *,
+        structured_schema: type[BaseModel] | None = None,
+    ) -> AsyncIterator[AgentEvent]:
+        """Run the loop, yielding every event (see `tether.event` for their order)."""
+        run = Run(agent=self, state=self.state, structured_model=structured_schema)
+        call = ReplyCall(agent=self, state=run.state, inputs=inputs)
+        async for event in chain_iterator(
+            self.middlewares, "on_reply", call, lambda c: self._drive(run, c.inputs)
+        ):
+            yield event
+
+    async def _drive(self, run: Run, inputs: Any) -> AsyncIterator[AgentEvent]:
+        state = run.state
+        if isinstance(
+            inputs, UserConfirmResultEvent | ExternalExecutionResultEvent | UserInterruptEvent
+        ):
+            validate_resume(state, inputs)
+            async for event in apply_resume(run, inputs):
+                yield event
+        elif inputs is None:
+            if state.reply is None:
+                raise NothingToResumeError(
+                    "reply(None) continues a reply in progress, but there is none; "
+                    "pass a message to start one"
+                )
+        else:
+            async for event in self._start(run, validate_inputs(inputs)):
+                yield event
+        while True:
+            action = next_action(state, self.react_config)
+            if isinstance(action, Pause):
+                if action.asking:
+                    yield RequireUserConfirmEvent(
+                        reply_id=run.reply_id, tool_calls=[c.model_copy() for c in action.asking]
+                    )
+                if action.submitted:
+                    yield RequireExternalExecutionEvent(
+                        reply_id=run.reply_id, tool_calls=[c.model_copy() for c in action.submitted]
+                    )
+                return
+            if isinstance(action, Finish):
+                async for event in self._finish(run):
+                    yield event
+                return
+            step = reason(run, action) if isinstance(action, Reason) else act(run)
+            async for event in step:
+                yield event
+
+    async def _start(self, run: Run, msgs: list[Msg]) -> AsyncIterator[AgentEvent]:
+        state = run.state
+        if state.reply is not None:
+            msg = state.reply_msg()
+            if msg is not None and any(
+                c.state in (ToolCallState.ASKING, ToolCallState.SUBMITTED) for c in msg.tool_calls
+            ):
+                raise ResumeError(
+                    f"reply {state.reply.reply_id!r} is paused waiting for tool calls; resume it "
+                    "with UserConfirmResultEvent / ExternalExecutionResultEvent, or abort it "
+                    "with UserInterruptEvent, before sending a new message"
+                )
+            await self._close_unfinished(run)  # an abandoned reply (e.g. a failed model call)
+        for msg in msgs:
+            state.add_message(msg)
+        reply_id = new_id()
+        state.add_message(AssistantMsg(name=self.name, content=[], id=reply_id))
+        schema = run.structured_model
+        state.reply = ReplyCursor(
+            reply_id=reply_id,
+            structured_schema=schema.model_json_schema() if schema is not None else None,
+        )
+        yield ReplyStartEvent(reply_id=reply_id, name=self.name)
+
+    async def _close_unfinished(self, run: Run) -> None:
+        msg = run.state.reply_msg()
+        for call in msg.tool_calls if msg is not None else []:
+            if call.state is not ToolCallState.FINISHED:
+                await commit_result(
+                    run,
+                    call,
+                    error_result(
+                        call, "The reply ended before this call ran.", ToolResultState.INTERRUPTED
+                    ),
+                )
+        run.state.reply = None
+
+    async def _finish(self, run: Run) -> AsyncIterator[AgentEvent]:
+        state, reply_id = run.state, run.reply_id
+        msg = state.reply_msg()
+        assert msg is not None
+        for source in self.toolkit.sources:
+            for event in await source.on_reply_end(state, reply_id):
+                yield event
+        await self._close_unfinished(run)
+        yield ReplyEndEvent(reply_id=reply_id, msg=msg)
+
+    async def observe(self, msgs: Msg | list[Msg]) -> None:
+        """Add messages to the context without reasoning."""
+        checked = validate_inputs(msgs)
+        reply = self.state.reply_msg()
+        if reply is not None and any(
+            c.state in (ToolCallState.ASKING, ToolCallState.SUBMITTED) for c in reply.tool_calls
+        ):
+            raise ResumeError("a reply is paused; resume or interrupt it before observing messages")
+        for msg in checked:
+            self.state.add_message(msg)
+
+    async def compress_context(
+        self, context_config: ContextConfig | None = None
+    ) -> AgentEvent | None:
+        """Compress the context now.
+
+        Raises `ContextTooLargeError` (a `RuntimeError`) when the system prompt alone
+        passes the threshold.
+        """
+        run = Run(agent=self, state=self.state)
+        view = await self.toolkit_view(self.state, None)
+        prompt = await build_system_prompt(run, view)
+        return await compress(run, prompt, force=True, config=context_config or self.context_config)
+
+    async def toolkit_view(
+        self, state: AgentState, structured_model: type[BaseModel] | None
+    ) -> ToolkitView:
+        """The tools of one step, plus the per-reply structured-output tool if asked for."""
+        view = await self.toolkit.view(state)
+        schema = state.reply.structured_schema if state.reply is not None else None
+        if schema is None:
+            return view
+        extra = StructuredOutputTool(
+            STRUCTURED_TOOL, structured_model, None if structured_model else schema
+        )
+        return ToolkitView(
+            tools={**view.tools, STRUCTURED_TOOL: extra},
+            schemas=[*view.schemas, extra.json_schema()],
+            prompt=view.prompt,
+            sources=view.sources,
+        )
+
+    def __repr__(self) -> str:
+        return f"<Agent {self.name!r} model={self.model.model_name!r}>"

@@ -1,0 +1,213 @@
+"""Every error a user of tether can cause, in one tree.
+
+```
+TetherError
+├── ConfigError (ValueError)              a constructor was given something it can't use
+│   ├── UnknownProviderError              `from_string` got an unknown provider prefix
+│   ├── MissingDependencyError (ImportError)  an optional extra is not installed
+│   └── SandboxUnavailableError (RuntimeError)  bubblewrap is missing or cannot run
+├── InvalidInputError (ValueError)        `reply`/`observe` got input it can't accept
+├── ResumeError (ValueError)              a resume event does not fit the paused reply
+│   └── NothingToResumeError              no reply is paused / nothing to continue
+├── StateVersionError (ValueError)        a saved state has an unknown schema version
+├── ModelError                            the model call failed
+│   ├── ModelRetryableError               transient: rate limit, 5xx, timeout, dropped
+│   │   └── RateLimitError                429, with `retry_after`
+│   ├── ModelAuthenticationError          bad or missing credential
+│   ├── ContextOverflowError              the request exceeded the context window
+│   ├── ModelResponseError                the provider rejected the request (400, 404)
+│   ├── StreamInterruptedError            a stream broke after output started
+│   └── ScriptExhaustedError (AssertionError)  ScriptedChatModel ran out of responses
+├── ContextTooLargeError (RuntimeError)   the system prompt alone passes the threshold
+├── ToolError                             a tool definition is unusable
+│   └── DuplicateToolError (ValueError)   two tools share a name in one toolkit
+├── PermissionRuleError (ValueError)      a permission rule can't be parsed
+├── MCPError                              an MCP server can't be reached or used
+│   └── MCPConnectionError (ConnectionError)
+├── SkillError (ValueError)               a SKILL.md is malformed (names the file)
+├── PluginError (ValueError)              a plugin definition or strategy is invalid
+└── StorageError
+    ├── SessionNotFoundError (KeyError)   update of a session that does not exist
+    ├── SessionConflictError              another writer saved the session first
+    ├── StorageUnavailableError (ConnectionError)  the backend can't be reached
+    └── SessionCorruptedError             a stored record can't be decoded
+```
+
+Errors that the *model* causes (bad tool arguments, unknown tools, a tool that raises)
+never appear here: they become error `ToolResultBlock`s the model reads.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigError",
+    "ContextOverflowError",
+    "ContextTooLargeError",
+    "DuplicateToolError",
+    "InvalidInputError",
+    "MCPConnectionError",
+    "MCPError",
+    "MissingDependencyError",
+    "ModelAuthenticationError",
+    "ModelError",
+    "ModelResponseError",
+    "ModelRetryableError",
+    "NothingToResumeError",
+    "PermissionRuleError",
+    "PluginError",
+    "RateLimitError",
+    "ResumeError",
+    "SandboxUnavailableError",
+    "ScriptExhaustedError",
+    "SessionConflictError",
+    "SessionCorruptedError",
+    "SessionNotFoundError",
+    "SkillError",
+    "StateVersionError",
+    "StorageError",
+    "StorageUnavailableError",
+    "StreamInterruptedError",
+    "TetherError",
+    "ToolError",
+    "UnknownProviderError",
+]
+
+
+class TetherError(Exception):
+    """Root of every error tether raises on purpose."""
+
+
+class ConfigError(TetherError, ValueError):
+    """A constructor or config was given a value it cannot use."""
+
+
+class UnknownProviderError(ConfigError):
+    """`tether.model.from_string` got a provider prefix it does not know."""
+
+
+class MissingDependencyError(TetherError, ImportError):
+    """An optional dependency is missing; the message names the extra to install."""
+
+    def __init__(self, package: str, extra: str, feature: str) -> None:
+        super().__init__(
+            f"{feature} needs the {package!r} package; install it with "
+            f"`pip install 'tether[{extra}]'`"
+        )
+        self.package = package
+        self.extra = extra
+
+
+class SandboxUnavailableError(ConfigError, RuntimeError):
+    """The Bash sandbox cannot run here (bubblewrap missing or not permitted)."""
+
+
+class InvalidInputError(TetherError, ValueError):
+    """`reply`, `reply_stream` or `observe` was given input it cannot accept."""
+
+
+class ResumeError(TetherError, ValueError):
+    """A resume event does not match the paused reply; the state is left unchanged."""
+
+
+class NothingToResumeError(ResumeError):
+    """There is no paused reply to resume or continue."""
+
+
+class StateVersionError(TetherError, ValueError):
+    """A saved `AgentState` has a schema version this tether cannot load."""
+
+
+class ModelError(TetherError):
+    """The model call failed."""
+
+
+class ModelRetryableError(ModelError):
+    """A transient model failure (rate limit, 5xx, timeout, dropped connection)."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class RateLimitError(ModelRetryableError):
+    """The provider answered 429; `retry_after` holds its hint in seconds, if any."""
+
+
+class ModelAuthenticationError(ModelError):
+    """The provider rejected the credential; the message names what to set."""
+
+
+class ContextOverflowError(ModelError):
+    """The request was larger than the model's context window."""
+
+
+class ModelResponseError(ModelError):
+    """The provider rejected the request (bad parameter, unknown model, ...)."""
+
+    def __init__(self, message: str, *, status_code: int | None = None) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+
+
+class StreamInterruptedError(ModelError):
+    """A streamed response broke after output had started; it is not replayed."""
+
+
+class ScriptExhaustedError(ModelError, AssertionError):
+    """`ScriptedChatModel` was called more times than it has responses."""
+
+
+class ContextTooLargeError(TetherError, RuntimeError):
+    """The system prompt alone passes the compression threshold."""
+
+
+class ToolError(TetherError):
+    """A tool definition is unusable."""
+
+
+class DuplicateToolError(ToolError, ValueError):
+    """Two tools of one toolkit share a name."""
+
+
+class PermissionRuleError(TetherError, ValueError):
+    """A permission rule's text form cannot be parsed."""
+
+
+class MCPError(TetherError):
+    """An MCP server cannot be used."""
+
+
+class MCPConnectionError(MCPError, ConnectionError):
+    """An MCP server cannot be reached; the message names the server."""
+
+
+class SkillError(TetherError, ValueError):
+    """A skill folder or its `SKILL.md` is malformed; the message names the file."""
+
+
+class PluginError(TetherError, ValueError):
+    """A plugin definition or an admin strategy is invalid."""
+
+
+class StorageError(TetherError):
+    """A session storage operation failed."""
+
+
+class SessionNotFoundError(StorageError, KeyError):
+    """The session does not exist; create it with `upsert_session` first."""
+
+    def __str__(self) -> str:
+        # KeyError.__str__ would quote the message; keep it readable.
+        return str(self.args[0]) if self.args else ""
+
+
+class SessionConflictError(StorageError):
+    """Another writer saved the session since it was loaded; reload and retry."""
+
+
+class StorageUnavailableError(StorageError, ConnectionError):
+    """The storage backend cannot be reached; nothing was written."""
+
+
+class SessionCorruptedError(StorageError):
+    """A stored session record cannot be decoded; the message names its key."""

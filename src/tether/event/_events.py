@@ -1,0 +1,404 @@
+"""Every event an agent emits or accepts, one pydantic model each.
+
+Order of a reply's events:
+
+```
+REPLY_START
+  ( MODEL_CALL_START
+      [MODEL_RETRY ...]                       a retryable failure, then a new attempt
+      (THINKING_BLOCK_START, THINKING_BLOCK_DELTA*, THINKING_BLOCK_END)*
+      (TEXT_BLOCK_START, TEXT_BLOCK_DELTA*, TEXT_BLOCK_END)*
+      (TOOL_CALL_START, TOOL_CALL_DELTA*, TOOL_CALL_END)*
+    MODEL_CALL_END
+    ( TOOL_RESULT_START, TOOL_RESULT_TEXT_DELTA*, TOOL_RESULT_END )*   per batch
+  )*
+REPLY_END
+```
+
+Context compression (CONTEXT_COMPRESSED) and plugin scheduling (PLUGIN_ACTIVATED,
+PLUGIN_SLEPT) come where they happen. A reply that pauses ends its stream with
+REQUIRE_USER_CONFIRM and/or REQUIRE_EXTERNAL_EXECUTION and no REPLY_END; the stream
+that resumes it starts without REPLY_START and ends with REPLY_END.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from tether._ids import new_id, now_iso
+from tether.message import ChatUsage, Msg, ToolCallBlock, ToolResultBlock, ToolResultState
+from tether.permission import PermissionRule
+
+__all__ = [
+    "AgentEvent",
+    "ConfirmResult",
+    "ContextCompressedEvent",
+    "CustomEvent",
+    "ErrorEvent",
+    "EventBase",
+    "EventType",
+    "ExternalExecutionResultEvent",
+    "ModelCallEndEvent",
+    "ModelCallStartEvent",
+    "ModelRetryEvent",
+    "PluginActivatedEvent",
+    "PluginSleptEvent",
+    "ReplyEndEvent",
+    "ReplyStartEvent",
+    "RequireExternalExecutionEvent",
+    "RequireUserConfirmEvent",
+    "TextBlockDeltaEvent",
+    "TextBlockEndEvent",
+    "TextBlockStartEvent",
+    "ThinkingBlockDeltaEvent",
+    "ThinkingBlockEndEvent",
+    "ThinkingBlockStartEvent",
+    "ToolCallDeltaEvent",
+    "ToolCallEndEvent",
+    "ToolCallStartEvent",
+    "ToolResultEndEvent",
+    "ToolResultStartEvent",
+    "ToolResultTextDeltaEvent",
+    "UserConfirmResultEvent",
+    "UserInterruptEvent",
+    "event_adapter",
+]
+
+
+class EventType(StrEnum):
+    """The closed set of event types."""
+
+    REPLY_START = "reply_start"
+    REPLY_END = "reply_end"
+    MODEL_CALL_START = "model_call_start"
+    MODEL_CALL_END = "model_call_end"
+    TEXT_BLOCK_START = "text_block_start"
+    TEXT_BLOCK_DELTA = "text_block_delta"
+    TEXT_BLOCK_END = "text_block_end"
+    THINKING_BLOCK_START = "thinking_block_start"
+    THINKING_BLOCK_DELTA = "thinking_block_delta"
+    THINKING_BLOCK_END = "thinking_block_end"
+    TOOL_CALL_START = "tool_call_start"
+    TOOL_CALL_DELTA = "tool_call_delta"
+    TOOL_CALL_END = "tool_call_end"
+    TOOL_RESULT_START = "tool_result_start"
+    TOOL_RESULT_TEXT_DELTA = "tool_result_text_delta"
+    TOOL_RESULT_END = "tool_result_end"
+    REQUIRE_USER_CONFIRM = "require_user_confirm"
+    REQUIRE_EXTERNAL_EXECUTION = "require_external_execution"
+    USER_CONFIRM_RESULT = "user_confirm_result"
+    EXTERNAL_EXECUTION_RESULT = "external_execution_result"
+    USER_INTERRUPT = "user_interrupt"
+    MODEL_RETRY = "model_retry"
+    CONTEXT_COMPRESSED = "context_compressed"
+    PLUGIN_ACTIVATED = "plugin_activated"
+    PLUGIN_SLEPT = "plugin_slept"
+    ERROR = "error"
+    CUSTOM = "custom"
+
+
+class EventBase(BaseModel):
+    """Fields every event has."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    reply_id: str
+    """The reply this event belongs to."""
+    id: str = Field(default_factory=new_id)
+    """Event id (SSE clients resume from it)."""
+    created_at: str = Field(default_factory=now_iso)
+    """ISO 8601 time the event was made."""
+
+
+class ReplyStartEvent(EventBase):
+    """A new reply begins."""
+
+    type: Literal[EventType.REPLY_START] = EventType.REPLY_START
+    name: str
+    """The agent's name."""
+
+
+class ReplyEndEvent(EventBase):
+    """The reply is complete; `msg` is the final message."""
+
+    type: Literal[EventType.REPLY_END] = EventType.REPLY_END
+    msg: Msg
+    """The whole reply message."""
+
+
+class ModelCallStartEvent(EventBase):
+    """A model call (one reasoning step) begins."""
+
+    type: Literal[EventType.MODEL_CALL_START] = EventType.MODEL_CALL_START
+    model_name: str
+    """The model that is called."""
+
+
+class ModelCallEndEvent(EventBase):
+    """A model call ended; its usage, if the provider reported one."""
+
+    type: Literal[EventType.MODEL_CALL_END] = EventType.MODEL_CALL_END
+    model_name: str
+    """The model that answered (the fallback's name if it took over)."""
+    usage: ChatUsage | None = None
+    """Tokens spent on this call."""
+
+
+class _BlockEvent(EventBase):
+    block_id: str
+    """The block the event belongs to."""
+
+
+class TextBlockStartEvent(_BlockEvent):
+    """A text block begins."""
+
+    type: Literal[EventType.TEXT_BLOCK_START] = EventType.TEXT_BLOCK_START
+
+
+class TextBlockDeltaEvent(_BlockEvent):
+    """More text for a text block."""
+
+    type: Literal[EventType.TEXT_BLOCK_DELTA] = EventType.TEXT_BLOCK_DELTA
+    delta: str
+    """The new text."""
+
+
+class TextBlockEndEvent(_BlockEvent):
+    """A text block is complete."""
+
+    type: Literal[EventType.TEXT_BLOCK_END] = EventType.TEXT_BLOCK_END
+
+
+class ThinkingBlockStartEvent(_BlockEvent):
+    """A thinking block begins."""
+
+    type: Literal[EventType.THINKING_BLOCK_START] = EventType.THINKING_BLOCK_START
+
+
+class ThinkingBlockDeltaEvent(_BlockEvent):
+    """More reasoning text."""
+
+    type: Literal[EventType.THINKING_BLOCK_DELTA] = EventType.THINKING_BLOCK_DELTA
+    delta: str
+    """The new text."""
+
+
+class ThinkingBlockEndEvent(_BlockEvent):
+    """A thinking block is complete."""
+
+    type: Literal[EventType.THINKING_BLOCK_END] = EventType.THINKING_BLOCK_END
+    signature: str | None = None
+    """The provider's signature for the block, if any."""
+
+
+class ToolCallStartEvent(_BlockEvent):
+    """The model begins a tool call; `block_id` is the call id."""
+
+    type: Literal[EventType.TOOL_CALL_START] = EventType.TOOL_CALL_START
+    name: str
+    """The tool's name."""
+
+
+class ToolCallDeltaEvent(_BlockEvent):
+    """More JSON of a tool call's arguments."""
+
+    type: Literal[EventType.TOOL_CALL_DELTA] = EventType.TOOL_CALL_DELTA
+    delta: str
+    """The new argument text."""
+
+
+class ToolCallEndEvent(_BlockEvent):
+    """A tool call is complete."""
+
+    type: Literal[EventType.TOOL_CALL_END] = EventType.TOOL_CALL_END
+    tool_call: ToolCallBlock
+    """The whole call."""
+
+
+class ToolResultStartEvent(_BlockEvent):
+    """A tool begins to run; `block_id` is the call id."""
+
+    type: Literal[EventType.TOOL_RESULT_START] = EventType.TOOL_RESULT_START
+    name: str
+    """The tool's name."""
+
+
+class ToolResultTextDeltaEvent(_BlockEvent):
+    """Partial output of a running tool."""
+
+    type: Literal[EventType.TOOL_RESULT_TEXT_DELTA] = EventType.TOOL_RESULT_TEXT_DELTA
+    delta: str
+    """The new output text."""
+
+
+class ToolResultEndEvent(_BlockEvent):
+    """A tool call has its result (the full output, even when the context copy is cut)."""
+
+    type: Literal[EventType.TOOL_RESULT_END] = EventType.TOOL_RESULT_END
+    tool_result: ToolResultBlock
+    """The result."""
+
+    @property
+    def state(self) -> ToolResultState:
+        """How the call ended."""
+        return self.tool_result.state
+
+
+class RequireUserConfirmEvent(EventBase):
+    """The reply pauses until the user confirms or rejects these calls."""
+
+    type: Literal[EventType.REQUIRE_USER_CONFIRM] = EventType.REQUIRE_USER_CONFIRM
+    tool_calls: list[ToolCallBlock]
+    """The calls awaiting confirmation, each with its `suggested_rules`."""
+
+
+class RequireExternalExecutionEvent(EventBase):
+    """The reply pauses until these calls' results come from outside."""
+
+    type: Literal[EventType.REQUIRE_EXTERNAL_EXECUTION] = EventType.REQUIRE_EXTERNAL_EXECUTION
+    tool_calls: list[ToolCallBlock]
+    """The calls to execute outside the agent."""
+
+
+class ConfirmResult(BaseModel):
+    """The user's answer for one call awaiting confirmation."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    confirmed: bool
+    """Run it (`True`) or reject it (`False`)."""
+    tool_call: ToolCallBlock
+    """The call, possibly with edited `input`."""
+    rules: list[PermissionRule] = Field(default_factory=list)
+    """Rules to remember, so matching calls run without asking from now on."""
+
+
+class UserConfirmResultEvent(EventBase):
+    """Resume a reply paused for confirmation."""
+
+    type: Literal[EventType.USER_CONFIRM_RESULT] = EventType.USER_CONFIRM_RESULT
+    confirm_results: list[ConfirmResult]
+    """One answer per call being confirmed."""
+
+
+class ExternalExecutionResultEvent(EventBase):
+    """Resume a reply paused for external execution."""
+
+    type: Literal[EventType.EXTERNAL_EXECUTION_RESULT] = EventType.EXTERNAL_EXECUTION_RESULT
+    execution_results: list[ToolResultBlock]
+    """One result per externally executed call (matched by `id`)."""
+
+
+class UserInterruptEvent(EventBase):
+    """Abort the paused reply: pending calls end as interrupted."""
+
+    type: Literal[EventType.USER_INTERRUPT] = EventType.USER_INTERRUPT
+
+
+class ModelRetryEvent(EventBase):
+    """A model call failed with a retryable error and will be tried again."""
+
+    type: Literal[EventType.MODEL_RETRY] = EventType.MODEL_RETRY
+    model_name: str
+    """The model that failed."""
+    attempt: int
+    """The attempt that failed, from 1."""
+    error: str
+    """What went wrong."""
+    delay: float
+    """Seconds before the next attempt."""
+    next_model_name: str
+    """The model of the next attempt (differs when falling back)."""
+
+
+class ContextCompressedEvent(EventBase):
+    """The context was compressed."""
+
+    type: Literal[EventType.CONTEXT_COMPRESSED] = EventType.CONTEXT_COMPRESSED
+    before_tokens: int
+    """Estimated context tokens before."""
+    after_tokens: int
+    """Estimated context tokens after."""
+    compressed_messages: int = 0
+    """How many messages were summarised or dropped."""
+    offload_path: str | None = None
+    """Where the compressed messages were written, if an offloader is set."""
+    summarised: bool = True
+    """False when summarising failed and messages were dropped with a notice."""
+
+
+class PluginActivatedEvent(EventBase):
+    """A plugin woke up (or its activation was extended)."""
+
+    type: Literal[EventType.PLUGIN_ACTIVATED] = EventType.PLUGIN_ACTIVATED
+    module_name: str
+    """The plugin's module name."""
+    rounds_left: int
+    """Replies it stays awake for."""
+
+
+class PluginSleptEvent(EventBase):
+    """A plugin's activation ran out and it went to sleep."""
+
+    type: Literal[EventType.PLUGIN_SLEPT] = EventType.PLUGIN_SLEPT
+    module_name: str
+    """The plugin's module name."""
+
+
+class ErrorEvent(EventBase):
+    """The reply failed (sent by the HTTP service; in-process callers get the exception)."""
+
+    type: Literal[EventType.ERROR] = EventType.ERROR
+    error_type: str
+    """The exception's class name."""
+    message: str
+    """The exception's message."""
+
+
+class CustomEvent(EventBase):
+    """An event of the application's own (e.g. from a middleware or a tool)."""
+
+    type: Literal[EventType.CUSTOM] = EventType.CUSTOM
+    name: str
+    """The application's name for it."""
+    data: dict[str, Any] = Field(default_factory=dict)
+    """Its payload (JSON-serialisable)."""
+
+
+AgentEvent = Annotated[
+    ReplyStartEvent
+    | ReplyEndEvent
+    | ModelCallStartEvent
+    | ModelCallEndEvent
+    | TextBlockStartEvent
+    | TextBlockDeltaEvent
+    | TextBlockEndEvent
+    | ThinkingBlockStartEvent
+    | ThinkingBlockDeltaEvent
+    | ThinkingBlockEndEvent
+    | ToolCallStartEvent
+    | ToolCallDeltaEvent
+    | ToolCallEndEvent
+    | ToolResultStartEvent
+    | ToolResultTextDeltaEvent
+    | ToolResultEndEvent
+    | RequireUserConfirmEvent
+    | RequireExternalExecutionEvent
+    | UserConfirmResultEvent
+    | ExternalExecutionResultEvent
+    | UserInterruptEvent
+    | ModelRetryEvent
+    | ContextCompressedEvent
+    | PluginActivatedEvent
+    | PluginSleptEvent
+    | ErrorEvent
+    | CustomEvent,
+    Field(discriminator="type"),
+]
+"""Any event; parse one from JSON with `event_adapter.validate_json`."""
+
+event_adapter: TypeAdapter[AgentEvent] = TypeAdapter(AgentEvent)
+"""Parses and dumps `AgentEvent`s."""

@@ -1,0 +1,169 @@
+"""Content blocks: what a message is made of."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tether._ids import new_id
+from tether.permission import PermissionRule
+
+__all__ = [
+    "Base64Source",
+    "ContentBlock",
+    "DataBlock",
+    "HintBlock",
+    "TextBlock",
+    "ThinkingBlock",
+    "ToolCallBlock",
+    "ToolCallState",
+    "ToolResultBlock",
+    "ToolResultState",
+    "URLSource",
+]
+
+_CONFIG = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+
+class ToolCallState(StrEnum):
+    """Where a tool call is in its life."""
+
+    PENDING = "pending"
+    """Proposed by the model; not yet checked."""
+    ASKING = "asking"
+    """Waiting for the user's confirmation."""
+    ALLOWED = "allowed"
+    """Allowed (by the engine or the user); not yet finished."""
+    SUBMITTED = "submitted"
+    """Handed to an external executor; waiting for its result."""
+    FINISHED = "finished"
+    """Has its result."""
+
+
+class ToolResultState(StrEnum):
+    """How a tool call ended."""
+
+    SUCCESS = "success"
+    ERROR = "error"
+    INTERRUPTED = "interrupted"
+    DENIED = "denied"
+    RUNNING = "running"
+
+
+class TextBlock(BaseModel):
+    """Plain text."""
+
+    model_config = _CONFIG
+    type: Literal["text"] = "text"
+    text: str
+    """The text."""
+    id: str = Field(default_factory=new_id)
+    """Block id; streamed deltas carry it."""
+
+
+class ThinkingBlock(BaseModel):
+    """The model's reasoning, with the provider's signature when it gives one."""
+
+    model_config = _CONFIG
+    type: Literal["thinking"] = "thinking"
+    thinking: str
+    """The reasoning text."""
+    signature: str | None = None
+    """Provider signature that must be sent back unchanged (Anthropic, Gemini)."""
+    id: str = Field(default_factory=new_id)
+    """Block id; streamed deltas carry it."""
+
+
+class Base64Source(BaseModel):
+    """Inline data, base64-encoded."""
+
+    model_config = _CONFIG
+    type: Literal["base64"] = "base64"
+    media_type: str
+    """MIME type, e.g. `image/png`."""
+    data: str
+    """The base64 payload."""
+
+
+class URLSource(BaseModel):
+    """Data behind a URL."""
+
+    model_config = _CONFIG
+    type: Literal["url"] = "url"
+    url: str
+    """Where the data lives."""
+    media_type: str | None = None
+    """MIME type, if known."""
+
+
+class DataBlock(BaseModel):
+    """Binary content such as an image, inline or by URL."""
+
+    model_config = _CONFIG
+    type: Literal["data"] = "data"
+    source: Annotated[Base64Source | URLSource, Field(discriminator="type")]
+    """Where the bytes are."""
+    id: str = Field(default_factory=new_id)
+    """Block id."""
+
+
+class HintBlock(BaseModel):
+    """Guidance written by tether for the model (e.g. the max-iterations notice)."""
+
+    model_config = _CONFIG
+    type: Literal["hint"] = "hint"
+    hint: str
+    """The text the model reads."""
+    id: str = Field(default_factory=new_id)
+    """Block id."""
+
+
+class ToolCallBlock(BaseModel):
+    """A tool call proposed by the model."""
+
+    model_config = _CONFIG
+    type: Literal["tool_call"] = "tool_call"
+    id: str
+    """Call id, unique within the reply; the result carries the same id."""
+    name: str
+    """The tool's name."""
+    input: str = "{}"
+    """The arguments, JSON-encoded."""
+    state: ToolCallState = ToolCallState.PENDING
+    """Where the call is in its life."""
+    suggested_rules: list[PermissionRule] = Field(default_factory=list)
+    """Rules the user may accept so that similar calls run without asking."""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    """Provider data to send back with the call (e.g. a Gemini thought signature)."""
+
+
+class ToolResultBlock(BaseModel):
+    """The result of one tool call."""
+
+    model_config = _CONFIG
+    type: Literal["tool_result"] = "tool_result"
+    id: str
+    """The id of the call this answers."""
+    name: str
+    """The tool's name."""
+    output: str | list[TextBlock | DataBlock] = ""
+    """What the tool returned."""
+    state: ToolResultState = ToolResultState.SUCCESS
+    """How the call ended."""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    """Extra data (e.g. the offloaded path of a truncated result)."""
+
+    def get_text(self) -> str:
+        """The output's text, blocks joined by newlines."""
+        if isinstance(self.output, str):
+            return self.output
+        return "\n".join(b.text for b in self.output if isinstance(b, TextBlock))
+
+
+ContentBlock = Annotated[
+    TextBlock | ThinkingBlock | DataBlock | HintBlock | ToolCallBlock | ToolResultBlock,
+    Field(discriminator="type"),
+]
+"""Any block a message can hold."""

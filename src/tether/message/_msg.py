@@ -1,0 +1,154 @@
+"""`Msg` and its role-specific constructors."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from tether._ids import new_id, now_iso
+from tether.message._blocks import (
+    ContentBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+)
+from tether.message._usage import ChatUsage
+
+if TYPE_CHECKING:
+    from tether.event import AgentEvent
+
+__all__ = ["AssistantMsg", "Msg", "Role", "SystemMsg", "UserMsg"]
+
+Role = Literal["user", "assistant", "system"]
+_B = TypeVar("_B")
+
+
+class Msg(BaseModel):
+    """A message: who said it, in which role, and its content blocks.
+
+    One reply of an agent is one assistant `Msg` whose id is the reply id; it holds, in
+    order, its thinking, text, tool calls and tool results.
+    """
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    name: str
+    """Who wrote it (the agent's or user's name)."""
+    role: Role
+    """`user`, `assistant` or `system`."""
+    content: list[ContentBlock] = Field(default_factory=list)
+    """The blocks; a plain string becomes one `TextBlock`."""
+    id: str = Field(default_factory=new_id)
+    """Message id (for a reply: the reply id)."""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    """Free-form data (e.g. what a paused reply waits for)."""
+    usage: ChatUsage | None = None
+    """Tokens the model spent producing this message, if it was produced by one."""
+    created_at: str = Field(default_factory=now_iso)
+    """ISO 8601 creation time."""
+
+    @field_validator("content", mode="before")
+    @classmethod
+    def _text_to_block(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            return [TextBlock(text=v)]
+        return v
+
+    def __eq__(self, other: object) -> bool:
+        # UserMsg/AssistantMsg/SystemMsg are Msg with a fixed role: equal by fields, so a
+        # state loaded from JSON (plain Msg) equals the one that was saved.
+        if not isinstance(other, Msg):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]  # mutable model
+
+    def get_text_content(self, separator: str = "\n") -> str | None:
+        """The text of all text blocks joined by `separator`, or `None` if there is none."""
+        texts = [b.text for b in self.content if isinstance(b, TextBlock)]
+        return separator.join(texts) if texts else None
+
+    def get_content_blocks(self, block_type: type[_B]) -> list[_B]:
+        """All blocks of one type, in order."""
+        return [b for b in self.content if isinstance(b, block_type)]
+
+    @property
+    def tool_calls(self) -> list[ToolCallBlock]:
+        """The tool-call blocks, in order."""
+        return [b for b in self.content if isinstance(b, ToolCallBlock)]
+
+    @property
+    def tool_results(self) -> list[ToolResultBlock]:
+        """The tool-result blocks, in order."""
+        return [b for b in self.content if isinstance(b, ToolResultBlock)]
+
+    @property
+    def thinking(self) -> list[ThinkingBlock]:
+        """The thinking blocks, in order."""
+        return [b for b in self.content if isinstance(b, ThinkingBlock)]
+
+    def put_tool_result(self, result: ToolResultBlock) -> None:
+        """Place a tool result: replace the one with its id, else insert it in call order.
+
+        Results follow the run of tool calls they answer, in the order of those calls,
+        whatever order the calls finished in.
+        """
+        content = self.content
+        call_pos = -1
+        for i, block in enumerate(content):
+            if isinstance(block, ToolResultBlock) and block.id == result.id:
+                content[i] = result
+                return
+            if isinstance(block, ToolCallBlock) and block.id == result.id:
+                call_pos = i
+        if call_pos < 0:
+            content.append(result)
+            return
+        order: dict[str, int] = {}
+        i = call_pos
+        while i > 0 and isinstance(content[i - 1], ToolCallBlock):
+            i -= 1
+        while i < len(content) and isinstance(content[i], ToolCallBlock):
+            order[content[i].id] = i
+            i += 1
+        mine = order[result.id]
+        while i < len(content):
+            block = content[i]
+            if not isinstance(block, ToolResultBlock) or order.get(block.id, -1) > mine:
+                break
+            i += 1
+        content.insert(i, result)
+
+    def append_event(self, event: AgentEvent) -> None:
+        """Fold one streamed event into this message, as the agent built it."""
+        from tether.event._fold import fold_event  # event sits above message
+
+        fold_event(self, event)
+
+
+def _role_init(role: Role):  # type: ignore[no-untyped-def]  # returns an __init__
+    def __init__(self: Msg, name: str, content: str | list[Any] = "", **kwargs: Any) -> None:
+        kwargs.pop("role", None)
+        Msg.__init__(self, name=name, role=role, content=content, **kwargs)
+
+    return __init__
+
+
+class UserMsg(Msg):
+    """A message in the user role: `UserMsg(name, content)`."""
+
+    __init__ = _role_init("user")
+
+
+class AssistantMsg(Msg):
+    """A message in the assistant role: `AssistantMsg(name, content)`."""
+
+    __init__ = _role_init("assistant")
+
+
+class SystemMsg(Msg):
+    """A message in the system role: `SystemMsg(name, content)`."""
+
+    __init__ = _role_init("system")

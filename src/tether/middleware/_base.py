@@ -1,0 +1,73 @@
+"""`MiddlewareBase`: onion hooks around the reply, each step, each call."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from tether.middleware._calls import (
+    ActingCall,
+    CompressCall,
+    ModelCall,
+    PermissionCall,
+    ReasoningCall,
+    ReplyCall,
+    SystemPromptCall,
+)
+
+__all__ = ["MiddlewareBase"]
+
+
+class MiddlewareBase:
+    """Override the hooks you need; the rest pass through.
+
+    Iterator hooks (`on_reply`, `on_reasoning`, `on_acting`, `on_model_call`) get the
+    call and `call_next`, and yield what `call_next(call)` yields — observed, changed,
+    or replaced. Awaitable hooks (`on_check_permission`, `on_compress_context`) return
+    what `call_next(call)` returns, or their own result. `on_system_prompt` transforms
+    the prompt text. The first middleware listed is the outermost.
+    """
+
+    async def on_reply(
+        self, call: ReplyCall, call_next: Callable[[ReplyCall], AsyncIterator[Any]]
+    ) -> AsyncIterator[Any]:
+        """Wrap a whole `reply_stream` call; yields `AgentEvent`s."""
+        async for event in call_next(call):
+            yield event
+
+    async def on_reasoning(
+        self, call: ReasoningCall, call_next: Callable[[ReasoningCall], AsyncIterator[Any]]
+    ) -> AsyncIterator[Any]:
+        """Wrap one reasoning step; yields `AgentEvent`s."""
+        async for event in call_next(call):
+            yield event
+
+    async def on_model_call(
+        self, call: ModelCall, call_next: Callable[[ModelCall], AsyncIterator[Any]]
+    ) -> AsyncIterator[Any]:
+        """Wrap one model call; yields `ModelDelta`s (and retry notices)."""
+        async for delta in call_next(call):
+            yield delta
+
+    async def on_acting(
+        self, call: ActingCall, call_next: Callable[[ActingCall], AsyncIterator[Any]]
+    ) -> AsyncIterator[Any]:
+        """Wrap one tool call; yields its `AgentEvent`s (ending with TOOL_RESULT_END)."""
+        async for event in call_next(call):
+            yield event
+
+    async def on_check_permission(
+        self, call: PermissionCall, call_next: Callable[[PermissionCall], Awaitable[Any]]
+    ) -> Any:
+        """Wrap one permission check; returns a `PermissionDecision`."""
+        return await call_next(call)
+
+    async def on_compress_context(
+        self, call: CompressCall, call_next: Callable[[CompressCall], Awaitable[Any]]
+    ) -> Any:
+        """Wrap one context compression; returns its result."""
+        return await call_next(call)
+
+    async def on_system_prompt(self, prompt: str, call: SystemPromptCall) -> str:
+        """Transform the system prompt of one reasoning step."""
+        return prompt

@@ -1,0 +1,69 @@
+"""Chat models: the base class, the one stream assembler, retries, and the scripted model.
+
+Providers (`DashScopeChatModel`, `OpenAIChatModel`, ...) load their SDK on first use.
+"""
+
+from typing import Any
+
+from tether.message import ChatUsage
+from tether.model._assembler import StreamAssembler
+from tether.model._base import ChatModelBase
+from tether.model._retry import RetryNotice, RetryPolicy, stream_with_retries
+from tether.model._scripted import ScriptedChatModel, ScriptedResponse, msg_to_deltas
+from tether.model._types import (
+    ChatRequest,
+    ChatResponse,
+    ModelDelta,
+    NamedToolChoice,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolChoice,
+    UsageDelta,
+)
+
+__all__ = [
+    "AnthropicChatModel",
+    "ChatModelBase",
+    "ChatRequest",
+    "ChatResponse",
+    "ChatUsage",
+    "DashScopeChatModel",
+    "GeminiChatModel",
+    "ModelDelta",
+    "NamedToolChoice",
+    "OllamaChatModel",
+    "OpenAIChatModel",
+    "RetryNotice",
+    "RetryPolicy",
+    "ScriptedChatModel",
+    "ScriptedResponse",
+    "StreamAssembler",
+    "TextDelta",
+    "ThinkingDelta",
+    "ToolCallDelta",
+    "ToolChoice",
+    "UsageDelta",
+    "from_string",
+    "msg_to_deltas",
+    "stream_with_retries",
+]
+
+_LAZY = {
+    "DashScopeChatModel": "tether.model.dashscope",
+    "OpenAIChatModel": "tether.model.openai",
+    "AnthropicChatModel": "tether.model.anthropic",
+    "OllamaChatModel": "tether.model.ollama",
+    "GeminiChatModel": "tether.model.gemini",
+    "from_string": "tether.model._registry",
+}
+
+
+def __getattr__(name: str) -> Any:
+    # Provider modules import their SDK; load them only when asked for.
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tether.model' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

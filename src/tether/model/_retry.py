@@ -1,0 +1,93 @@
+"""Retries with exponential backoff, then a fallback model: the loop sees one stream."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from tether.errors import ContextOverflowError, ModelError, StreamInterruptedError
+from tether.model._base import ChatModelBase
+from tether.model._types import ChatRequest, ModelDelta
+
+__all__ = ["RetryNotice", "RetryPolicy", "stream_with_retries"]
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """How often and how patiently to retry, and what to fall back to."""
+
+    max_retries: int = 3
+    initial_delay: float = 1.0
+    max_delay: float = 30.0
+    fallback: ChatModelBase | None = None
+
+    def delay(self, attempt: int, hint: float | None) -> float:
+        """Seconds to wait after failed `attempt` (from 1); a provider hint wins if longer."""
+        backoff: float = min(self.initial_delay * float(2 ** (attempt - 1)), self.max_delay)
+        if hint is not None:
+            return float(min(max(hint, backoff), max(self.max_delay, 60.0)))
+        return backoff
+
+
+@dataclass(frozen=True, slots=True)
+class RetryNotice:
+    """Yielded between attempts: which model failed, why, and what comes next."""
+
+    model_name: str
+    attempt: int
+    error: BaseException
+    delay: float
+    next_model_name: str
+
+
+def _may_fall_back(error: BaseException) -> bool:
+    return isinstance(error, ModelError) and not isinstance(
+        error, ContextOverflowError | StreamInterruptedError
+    )
+
+
+async def stream_with_retries(
+    model: ChatModelBase, request: ChatRequest, policy: RetryPolicy
+) -> AsyncIterator[ModelDelta | RetryNotice]:
+    """Stream from `model`, retrying transient failures raised before the first delta.
+
+    After the retries run out (or on a non-retryable provider error before any output)
+    the fallback model, if any, gets the same treatment. A failure after output began
+    raises `StreamInterruptedError`: half an answer is never silently replayed.
+    """
+    models = [model] if policy.fallback is None else [model, policy.fallback]
+    for position, current in enumerate(models):
+        next_model = models[position + 1] if position + 1 < len(models) else None
+        attempt = 0
+        while True:
+            attempt += 1
+            started = False
+            try:
+                async for delta in current.stream(request):
+                    started = True
+                    yield delta
+                return
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                if started:
+                    if isinstance(error, StreamInterruptedError):
+                        raise
+                    raise StreamInterruptedError(
+                        f"the stream from {current.model_name!r} broke after output began "
+                        f"({type(error).__name__}: {error}); it is not replayed. "
+                        "Call `reply(None)` to try the step again."
+                    ) from error
+                retryable = current.is_retryable(error)
+                if retryable and attempt <= policy.max_retries:
+                    delay = policy.delay(attempt, current.retry_after(error))
+                    yield RetryNotice(current.model_name, attempt, error, delay, current.model_name)
+                    await asyncio.sleep(delay)
+                    continue
+                if next_model is not None and (retryable or _may_fall_back(error)):
+                    yield RetryNotice(
+                        current.model_name, attempt, error, 0.0, next_model.model_name
+                    )
+                    break
+                raise

@@ -1,0 +1,95 @@
+"""What goes into a model call and what comes out of it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from tether.message import ChatUsage, ContentBlock, Msg
+
+__all__ = [
+    "ChatRequest",
+    "ChatResponse",
+    "ModelDelta",
+    "NamedToolChoice",
+    "TextDelta",
+    "ThinkingDelta",
+    "ToolCallDelta",
+    "ToolChoice",
+    "UsageDelta",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class NamedToolChoice:
+    """Force a call of one named tool."""
+
+    name: str
+
+
+ToolChoice = Literal["auto", "none", "required"] | NamedToolChoice
+"""How the model may use tools: freely, not at all, at least one, or one named tool."""
+
+
+@dataclass(slots=True)
+class ChatRequest:
+    """One model call: messages (system prompt first), tool schemas, tool choice."""
+
+    messages: list[Msg]
+    """The conversation; the first is the system message."""
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    """JSON tool schemas, each `{"name", "description", "parameters"}`."""
+    tool_choice: ToolChoice = "auto"
+    """How the model may use the tools."""
+    structured_schema: dict[str, Any] | None = None
+    """A JSON schema the final answer must follow, if any."""
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """More answer text."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingDelta:
+    """More reasoning text, and/or the block's signature."""
+
+    text: str = ""
+    signature: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    """A piece of a tool call; pieces with the same `index` belong to one call.
+
+    `id` and `name` usually come with the first piece; empty values never overwrite
+    ones already seen (some providers repeat them empty).
+    """
+
+    index: int
+    id: str | None = None
+    name: str | None = None
+    arguments: str = ""
+    metadata: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UsageDelta:
+    """Token usage; a later one replaces an earlier one of the same call."""
+
+    usage: ChatUsage
+
+
+ModelDelta = TextDelta | ThinkingDelta | ToolCallDelta | UsageDelta
+"""What a provider's stream is made of."""
+
+
+@dataclass(slots=True)
+class ChatResponse:
+    """A whole model answer: its blocks in order, and its usage."""
+
+    content: list[ContentBlock]
+    usage: ChatUsage | None = None
+    model_name: str = ""

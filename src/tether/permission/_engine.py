@@ -1,0 +1,132 @@
+"""`PermissionEngine`: decides ALLOW, ASK or DENY for one tool call."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from tether.permission._types import (
+    PermissionBehavior,
+    PermissionContext,
+    PermissionDecision,
+    PermissionMode,
+    PermissionRule,
+)
+
+__all__ = ["PermissionEngine", "PermissionSubject"]
+
+
+class PermissionSubject(Protocol):
+    """What the engine needs to know of a tool (`ToolBase` satisfies it)."""
+
+    name: str
+    is_external_tool: bool
+
+    def is_read_only_call(self, tool_input: dict[str, Any]) -> bool:
+        """Whether this call is read-only."""
+        ...
+
+    async def check_permissions(
+        self,
+        tool_input: dict[str, Any],
+        context: PermissionContext,
+        tool_state: Mapping[str, Any] | None = None,
+    ) -> PermissionDecision:
+        """The tool's own decision once no rule and no mode decided."""
+        ...
+
+    def match_rule(
+        self,
+        rule: PermissionRule,
+        tool_input: dict[str, Any],
+        context: PermissionContext,
+        tool_state: Mapping[str, Any] | None = None,
+    ) -> bool:
+        """Whether a rule with a specifier matches this call."""
+        ...
+
+    def generate_suggestions(
+        self,
+        tool_input: dict[str, Any],
+        context: PermissionContext,
+        tool_state: Mapping[str, Any] | None = None,
+    ) -> list[PermissionRule]:
+        """Rules to suggest when asking."""
+        ...
+
+
+class PermissionEngine:
+    """Decides one call from a `PermissionContext`; cheap to build, holds nothing else.
+
+    Order: a matching deny rule → DENY; a matching ask rule → ASK; the mode (BYPASS
+    allows, EXPLORE denies what is not read-only); a matching allow rule → ALLOW; the
+    tool's own check. Under DONT_ASK every ASK becomes DENY.
+    """
+
+    def __init__(self, context: PermissionContext) -> None:
+        self.context = context
+        self._tool_state: Mapping[str, Any] | None = None
+
+    def _matching(
+        self, rules: list[PermissionRule], subject: PermissionSubject, tool_input: dict[str, Any]
+    ) -> PermissionRule | None:
+        for rule in rules:
+            if rule.tool_name != subject.name:
+                continue
+            if rule.rule_content is None or subject.match_rule(
+                rule, tool_input, self.context, self._tool_state
+            ):
+                return rule
+        return None
+
+    async def decide(
+        self,
+        subject: PermissionSubject,
+        tool_input: dict[str, Any],
+        tool_state: Mapping[str, Any] | None = None,
+    ) -> PermissionDecision:
+        """Decide whether the call may run; `tool_state` is the tool's session state."""
+        self._tool_state = tool_state
+        decision = await self._decide(subject, tool_input)
+        if decision.behavior is PermissionBehavior.ASK:
+            if self.context.mode is PermissionMode.DONT_ASK:
+                return PermissionDecision(
+                    behavior=PermissionBehavior.DENY,
+                    reason=f"{decision.reason} (denied: nobody can confirm in dont_ask mode)",
+                    rule=decision.rule,
+                )
+            if not decision.suggested_rules and decision.rule is None:
+                suggestions = subject.generate_suggestions(
+                    tool_input, self.context, self._tool_state
+                )
+                return decision.model_copy(update={"suggested_rules": suggestions})
+        return decision
+
+    async def _decide(
+        self, subject: PermissionSubject, tool_input: dict[str, Any]
+    ) -> PermissionDecision:
+        ctx = self.context
+        rule = self._matching(ctx.deny_rules, subject, tool_input)
+        if rule is not None:
+            return PermissionDecision(
+                behavior=PermissionBehavior.DENY, reason=f"denied by rule `{rule}`", rule=rule
+            )
+        rule = self._matching(ctx.ask_rules, subject, tool_input)
+        if rule is not None:
+            return PermissionDecision(
+                behavior=PermissionBehavior.ASK, reason=f"rule `{rule}` asks", rule=rule
+            )
+        if ctx.mode is PermissionMode.BYPASS:
+            return PermissionDecision(behavior=PermissionBehavior.ALLOW, reason="bypass mode")
+        read_only = subject.is_read_only_call(tool_input)
+        if ctx.mode is PermissionMode.EXPLORE and not read_only:
+            return PermissionDecision(
+                behavior=PermissionBehavior.DENY,
+                reason=f"{subject.name} changes things and the session is in explore (read-only) mode",
+            )
+        rule = self._matching(ctx.allow_rules, subject, tool_input)
+        if rule is not None:
+            return PermissionDecision(
+                behavior=PermissionBehavior.ALLOW, reason=f"allowed by rule `{rule}`", rule=rule
+            )
+        return await subject.check_permissions(tool_input, ctx, self._tool_state)

@@ -1,0 +1,158 @@
+"""The permission vocabulary: modes, behaviours, rules, context and decisions."""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from tether.errors import PermissionRuleError
+
+__all__ = [
+    "PermissionBehavior",
+    "PermissionContext",
+    "PermissionDecision",
+    "PermissionMode",
+    "PermissionRule",
+]
+
+
+class PermissionMode(StrEnum):
+    """How the engine treats calls that no rule decides."""
+
+    DEFAULT = "default"
+    """Read-only calls inside the work dirs run; everything else asks."""
+    ACCEPT_EDITS = "accept_edits"
+    """Like DEFAULT, and file edits inside the work dirs run without asking."""
+    EXPLORE = "explore"
+    """Read-only: only read-only calls may run; the rest are denied."""
+    BYPASS = "bypass"
+    """Everything not denied by a rule runs."""
+    DONT_ASK = "dont_ask"
+    """Unattended: whatever would ask is denied instead."""
+
+
+class PermissionBehavior(StrEnum):
+    """The outcome of a permission check."""
+
+    ALLOW = "allow"
+    ASK = "ask"
+    DENY = "deny"
+
+
+_RULE_RE = re.compile(r"^\s*([A-Za-z0-9_.\-]+)\s*(?:\((.*)\))?\s*$", re.DOTALL)
+
+
+class PermissionRule(BaseModel):
+    """A rule `Tool` or `Tool(specifier)` with the behaviour it grants.
+
+    Examples: `Bash(git diff:*)`, `Read(src/**)`, `mcp__git__git_status`.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    tool_name: str
+    """The tool the rule applies to."""
+    rule_content: str | None = None
+    """The specifier inside the parentheses; `None` matches every call of the tool."""
+    behavior: PermissionBehavior = PermissionBehavior.ALLOW
+    """What a match decides."""
+    source: str = "user"
+    """Where the rule came from (`user`, `session`, `config`, ...)."""
+
+    @classmethod
+    def parse(
+        cls,
+        text: str,
+        behavior: PermissionBehavior = PermissionBehavior.ALLOW,
+        source: str = "user",
+    ) -> PermissionRule:
+        """Parse the text form `Tool` or `Tool(specifier)`."""
+        match = _RULE_RE.match(text)
+        if match is None:
+            raise PermissionRuleError(
+                f"cannot parse permission rule {text!r}; write `Tool` or `Tool(specifier)`, "
+                "e.g. `Bash(git diff:*)` or `Read(src/**)`"
+            )
+        content = match.group(2)
+        if content is not None:
+            content = content.strip()
+            if not content:
+                raise PermissionRuleError(
+                    f"permission rule {text!r} has empty parentheses; "
+                    f"write `{match.group(1)}` to match every call"
+                )
+        return cls(tool_name=match.group(1), rule_content=content, behavior=behavior, source=source)
+
+    def __str__(self) -> str:
+        if self.rule_content is None:
+            return self.tool_name
+        return f"{self.tool_name}({self.rule_content})"
+
+
+def _coerce_rules(value: Any, behavior: PermissionBehavior) -> list[PermissionRule]:
+    rules: list[PermissionRule] = []
+    for item in value or []:
+        if isinstance(item, str):
+            rules.append(PermissionRule.parse(item, behavior=behavior))
+        elif isinstance(item, PermissionRule):
+            rules.append(
+                item
+                if item.behavior is behavior
+                else item.model_copy(update={"behavior": behavior})
+            )
+        else:
+            rules.append(PermissionRule.model_validate({**item, "behavior": behavior}))
+    return rules
+
+
+class PermissionContext(BaseModel):
+    """Mode, working directories and rules: everything the engine decides from.
+
+    Rules may be given as `PermissionRule`s or in their text form.
+    """
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    mode: PermissionMode = PermissionMode.DEFAULT
+    """How calls that no rule decides are treated."""
+    allow_rules: list[PermissionRule] = Field(default_factory=list)
+    """Rules that allow matching calls (configured or accepted by the user)."""
+    ask_rules: list[PermissionRule] = Field(default_factory=list)
+    """Rules that make matching calls ask."""
+    deny_rules: list[PermissionRule] = Field(default_factory=list)
+    """Rules that deny matching calls; they win over every allow."""
+    working_directories: list[str] = Field(default_factory=list)
+    """Directories file tools may use; empty means the process's current directory."""
+
+    @field_validator("allow_rules", mode="before")
+    @classmethod
+    def _allow(cls, v: Any) -> list[PermissionRule]:
+        return _coerce_rules(v, PermissionBehavior.ALLOW)
+
+    @field_validator("ask_rules", mode="before")
+    @classmethod
+    def _ask(cls, v: Any) -> list[PermissionRule]:
+        return _coerce_rules(v, PermissionBehavior.ASK)
+
+    @field_validator("deny_rules", mode="before")
+    @classmethod
+    def _deny(cls, v: Any) -> list[PermissionRule]:
+        return _coerce_rules(v, PermissionBehavior.DENY)
+
+
+class PermissionDecision(BaseModel):
+    """The engine's answer for one tool call."""
+
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
+
+    behavior: PermissionBehavior
+    """Allow, ask or deny."""
+    reason: str = ""
+    """Why, in words fit for the user and the model."""
+    rule: PermissionRule | None = None
+    """The rule that decided, if one did."""
+    suggested_rules: list[PermissionRule] = Field(default_factory=list)
+    """Rules the user may accept so that similar calls run without asking."""

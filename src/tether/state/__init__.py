@@ -1,0 +1,6 @@
+"""`AgentState`: the persistable progress of a session."""
+
+from tether.state._migrate import register_migration
+from tether.state._state import SCHEMA_VERSION, AgentState, ReplyCursor
+
+__all__ = ["SCHEMA_VERSION", "AgentState", "ReplyCursor", "register_migration"]

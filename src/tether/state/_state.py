@@ -1,0 +1,127 @@
+"""`AgentState`: everything that changes while an agent works, as one JSON-safe model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tether._ids import new_id
+from tether.context._estimate import estimate_block_tokens, estimate_msg_tokens
+from tether.message import ChatUsage, ContentBlock, Msg
+from tether.permission import PermissionContext
+
+__all__ = ["SCHEMA_VERSION", "AgentState", "ReplyCursor"]
+
+SCHEMA_VERSION = 1
+"""The `AgentState` shape this tether writes."""
+
+
+class ReplyCursor(BaseModel):
+    """Where the reply in progress stands."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    reply_id: str
+    """The reply's id (also the id of its assistant `Msg` in the context)."""
+    iteration: int = 0
+    """Reasoning steps taken so far."""
+    finished: bool = False
+    """The last reasoning step gave the final answer."""
+    interrupted: bool = False
+    """The reply was aborted by a `UserInterruptEvent` or a rejection that ends it."""
+    structured_schema: dict[str, Any] | None = None
+    """The JSON schema the final answer must follow, if the caller asked for one."""
+    structured_reminder: bool = False
+    """The model answered without the structured tool; the next step must call it."""
+
+
+class AgentState(BaseModel):
+    """The whole progress of one session: context, rules, tool state, the reply cursor.
+
+    It round-trips through JSON losslessly; a process that loads it continues exactly
+    where the saving process stopped.
+    """
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    schema_version: int = SCHEMA_VERSION
+    """Shape version; loading rejects versions this tether does not know."""
+    session_id: str = Field(default_factory=new_id)
+    """A stable id of this session's state (names its offloaded files)."""
+    context: list[Msg] = Field(default_factory=list)
+    """The messages the model sees (after compression)."""
+    summary: str | None = None
+    """The summary of compressed older context, if any."""
+    permission_context: PermissionContext = Field(default_factory=PermissionContext)
+    """Mode, work dirs and rules (including rules the user accepted)."""
+    tool_state: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Per-tool state that must survive (e.g. Bash's working directory)."""
+    plugins: dict[str, int] = Field(default_factory=dict)
+    """Active plugins: module name → replies left awake."""
+    reply: ReplyCursor | None = None
+    """The reply in progress, if any."""
+    usage: ChatUsage = Field(default_factory=ChatUsage)
+    """Tokens spent by every model call of the session."""
+    token_anchor: int = 0
+    """Context tokens the provider reported for the last call (input + output)."""
+    tokens_since_anchor: int = 0
+    """Estimated tokens added to the context since that call."""
+
+    @classmethod
+    def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> AgentState:
+        """Validate, migrating older schema versions and rejecting unknown ones."""
+        from tether.state._migrate import migrate
+
+        return super().model_validate(migrate(obj), *args, **kwargs)
+
+    @classmethod
+    def model_validate_json(
+        cls, json_data: str | bytes | bytearray, *args: Any, **kwargs: Any
+    ) -> AgentState:
+        """Parse JSON, migrating older schema versions and rejecting unknown ones."""
+        import json
+
+        return cls.model_validate(json.loads(json_data), *args, **kwargs)
+
+    @property
+    def estimated_tokens(self) -> int:
+        """Context tokens now: the last reported usage plus estimates of what came after."""
+        return self.token_anchor + self.tokens_since_anchor
+
+    def tool_state_for(self, tool_name: str) -> dict[str, Any]:
+        """The mutable state dict of one tool (created on first use)."""
+        return self.tool_state.setdefault(tool_name, {})
+
+    def add_message(self, msg: Msg) -> None:
+        """Append a message to the context, keeping the token total current."""
+        self.context.append(msg)
+        self.tokens_since_anchor += estimate_msg_tokens(msg)
+
+    def note_blocks(self, blocks: Iterable[ContentBlock]) -> None:
+        """Account for blocks added to a message already in the context."""
+        self.tokens_since_anchor += sum(estimate_block_tokens(b) for b in blocks)
+
+    def record_usage(self, usage: ChatUsage, *, reanchor: bool = True) -> None:
+        """Add a model call's usage to the totals and re-anchor the token count on it."""
+        self.usage = self.usage + usage
+        if reanchor and usage.input_tokens:
+            self.token_anchor = usage.input_tokens + usage.output_tokens
+            self.tokens_since_anchor = 0
+
+    def replace_context(self, messages: list[Msg], summary: str | None) -> None:
+        """Swap the context (after compression), re-estimating its tokens once."""
+        self.context = messages
+        self.summary = summary
+        self.token_anchor = 0
+        self.tokens_since_anchor = sum(estimate_msg_tokens(m) for m in messages)
+
+    def reply_msg(self) -> Msg | None:
+        """The assistant message of the reply in progress, if any."""
+        if self.reply is None:
+            return None
+        for msg in reversed(self.context):
+            if msg.id == self.reply.reply_id:
+                return msg
+        return None

@@ -1,0 +1,51 @@
+"""Tools: the base class, function tools, the toolkit, and the built-in coding tools."""
+
+from typing import TYPE_CHECKING, Any
+
+from tether.tool._arguments import ArgumentError, parse_arguments, validate_arguments
+from tether.tool._base import ToolBase, ToolChunk, ToolContext, ToolOutput
+from tether.tool._batching import next_batch
+from tether.tool._function import FunctionTool, tool
+from tether.tool._runner import error_result, run_tool, to_result
+from tether.tool._source import PromptParts, ToolSourceBase
+from tether.tool._toolkit import Toolkit, ToolkitView
+
+if TYPE_CHECKING:
+    from tether.tool.builtin import Bash, Edit, Glob, Grep, Read, Write
+
+__all__ = [
+    "ArgumentError",
+    "Bash",
+    "Edit",
+    "FunctionTool",
+    "Glob",
+    "Grep",
+    "PromptParts",
+    "Read",
+    "ToolBase",
+    "ToolChunk",
+    "ToolContext",
+    "ToolOutput",
+    "ToolSourceBase",
+    "Toolkit",
+    "ToolkitView",
+    "Write",
+    "error_result",
+    "next_batch",
+    "parse_arguments",
+    "run_tool",
+    "to_result",
+    "tool",
+    "validate_arguments",
+]
+
+_BUILTINS = {"Bash", "Edit", "Glob", "Grep", "Read", "Write"}
+
+
+def __getattr__(name: str) -> Any:
+    # The built-in tools pull in their helpers only when first used.
+    if name in _BUILTINS:
+        from tether.tool import builtin
+
+        return getattr(builtin, name)
+    raise AttributeError(f"module 'tether.tool' has no attribute {name!r}")

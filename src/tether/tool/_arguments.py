@@ -1,0 +1,92 @@
+"""Turn a model's JSON arguments into validated input, or a message the model can act on."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+__all__ = ["ArgumentError", "parse_arguments", "validate_arguments"]
+
+_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
+_TRAILING_COMMA = re.compile(r",\s*([}\]])")
+
+
+class ArgumentError(Exception):
+    """The arguments can't be used; the message is written for the model."""
+
+
+def _close_brackets(text: str) -> str | None:
+    """Append the closers a truncated JSON object is missing, if that is unambiguous."""
+    stack: list[str] = []
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+        elif ch in "}]":
+            if not stack or stack.pop() != ch:
+                return None
+    if in_string or not stack:
+        return None
+    return text + "".join(reversed(stack))
+
+
+def parse_arguments(raw: str) -> dict[str, Any]:
+    """Parse JSON arguments, repairing only what is unambiguous.
+
+    Repairs: empty input (`{}`), a markdown code fence, trailing commas, and missing
+    closing brackets at the end. Anything else raises `ArgumentError`.
+    """
+    text = raw.strip()
+    if not text:
+        return {}
+    fence = _FENCE.match(text)
+    if fence:
+        text = fence.group(1)
+    candidates = [text, _TRAILING_COMMA.sub(r"\1", text)]
+    closed = _close_brackets(candidates[-1])
+    if closed is not None:
+        candidates.append(closed)
+    for candidate in candidates:
+        try:
+            value = json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            return value
+        raise ArgumentError(
+            f"the arguments must be a JSON object, got {type(value).__name__}: {raw[:200]!r}"
+        )
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ArgumentError(
+            f"the arguments are not valid JSON ({exc.msg} at position {exc.pos}): "
+            f"{raw[:200]!r}; send a JSON object matching the tool's schema"
+        ) from None
+    raise ArgumentError(f"the arguments are not valid JSON: {raw[:200]!r}")  # pragma: no cover
+
+
+def validate_arguments(model: type[BaseModel], arguments: dict[str, Any]) -> BaseModel:
+    """Validate against the tool's input model; the error names every bad field."""
+    try:
+        return model.model_validate(arguments)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors(include_url=False):
+            field = ".".join(str(p) for p in err["loc"]) or "(arguments)"
+            problems.append(f"`{field}`: {err['msg']}")
+        raise ArgumentError(
+            "invalid arguments: " + "; ".join(problems) + ". Fix these fields and call again."
+        ) from None

@@ -1,0 +1,171 @@
+"""Plain Python functions as tools: `FunctionTool` and the `@tool` decorator."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, get_type_hints, overload
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from tether.errors import ToolError
+from tether.tool._base import ToolBase, ToolChunk, ToolContext, ToolOutput
+
+__all__ = ["FunctionTool", "tool"]
+
+_ARGS_HEADER = re.compile(r"^\s*(Args|Arguments|Parameters)\s*:\s*$")
+_SECTION = re.compile(r"^\s*[A-Z][A-Za-z ]+:\s*$")
+_ARG_LINE = re.compile(r"^\s*\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+
+
+def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """Split a Google-style docstring into its description and per-argument texts."""
+    lines = inspect.cleandoc(doc).splitlines() if doc else []
+    description: list[str] = []
+    args: dict[str, str] = {}
+    current: str | None = None
+    in_args = False
+    for line in lines:
+        if _ARGS_HEADER.match(line):
+            in_args = True
+            continue
+        if in_args and _SECTION.match(line) and not line.startswith((" ", "\t")):
+            in_args = False
+        if not in_args:
+            if not _SECTION.match(line) or description:
+                description.append(line)
+            continue
+        m = _ARG_LINE.match(line)
+        if m and (line.startswith(("    ", "\t")) or not line.startswith(" ")):
+            indent = len(line) - len(line.lstrip())
+            if current is None or indent <= 4:
+                current = m.group(1)
+                args[current] = m.group(2).strip()
+                continue
+        if current is not None and line.strip():
+            args[current] = (args[current] + " " + line.strip()).strip()
+    text = "\n".join(description).strip()
+    # Drop trailing sections such as Returns:/Raises: from the description.
+    text = re.split(r"\n\s*(Returns|Raises|Yields|Examples?)\s*:\s*\n", "\n" + text + "\n")[0]
+    return text.strip(), args
+
+
+def _build_input_model(func: Callable[..., Any], arg_docs: dict[str, str]) -> type[BaseModel]:
+    sig = inspect.signature(func)
+    try:
+        hints = get_type_hints(func)
+    except Exception:  # unresolvable annotations fall back to Any
+        hints = {}
+    fields: dict[str, Any] = {}
+    for pname, param in sig.parameters.items():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        annotation = hints.get(pname, Any)
+        if annotation is ToolContext:
+            continue
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[pname] = (annotation, Field(default, description=arg_docs.get(pname)))
+    model_name = "".join(p.title() for p in func.__name__.split("_")) + "Input"
+    return create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)
+
+
+class FunctionTool(ToolBase):
+    """A tool made from a function: sync, async, or an (async) generator that streams.
+
+    The input schema comes from the type hints, the descriptions from the Google-style
+    docstring. A parameter annotated `ToolContext` receives the call's context. Sync
+    functions run in a worker thread so they never block the event loop.
+    """
+
+    def __init__(
+        self,
+        func: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        is_read_only: bool = False,
+        is_concurrency_safe: bool = False,
+        is_external_tool: bool = False,
+        requires_confirmation: bool = False,
+    ) -> None:
+        if not callable(func):
+            raise ToolError(f"FunctionTool needs a callable, got {func!r}")
+        doc_description, arg_docs = _parse_docstring(func.__doc__ or "")
+        self.func = func
+        self.name = name or func.__name__
+        self.description = description or doc_description or self.name
+        self.input_model = _build_input_model(func, arg_docs)
+        self.is_read_only = is_read_only
+        self.is_concurrency_safe = is_concurrency_safe
+        self.is_external_tool = is_external_tool
+        self.requires_confirmation = requires_confirmation
+        self._ctx_param = next((p for p, h in _safe_hints(func).items() if h is ToolContext), None)
+
+    def call(
+        self, tool_input: BaseModel, context: ToolContext
+    ) -> Awaitable[ToolOutput] | AsyncIterator[ToolChunk]:
+        """Call the function with the validated arguments."""
+        kwargs = {k: getattr(tool_input, k) for k in type(tool_input).model_fields}
+        if self._ctx_param is not None:
+            kwargs[self._ctx_param] = context
+        func = self.func
+        if inspect.isasyncgenfunction(func):
+            return func(**kwargs)  # type: ignore[no-any-return]  # an async generator of chunks
+        if inspect.isgeneratorfunction(func):
+            return _iterate_sync(func(**kwargs))
+        if inspect.iscoroutinefunction(func):
+            return func(**kwargs)  # type: ignore[no-any-return]  # a coroutine of the output
+        return asyncio.to_thread(func, **kwargs)
+
+
+def _safe_hints(func: Callable[..., Any]) -> dict[str, Any]:
+    try:
+        return get_type_hints(func)
+    except Exception:  # unresolvable annotations: no context parameter
+        return {}
+
+
+async def _iterate_sync(gen: Any) -> AsyncIterator[ToolChunk]:
+    for chunk in gen:
+        yield chunk
+
+
+@overload
+def tool(func: Callable[..., Any], /) -> FunctionTool: ...
+@overload
+def tool(
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    is_read_only: bool = False,
+    is_concurrency_safe: bool = False,
+    is_external_tool: bool = False,
+    requires_confirmation: bool = False,
+) -> Callable[[Callable[..., Any]], FunctionTool]: ...
+def tool(
+    func: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    is_read_only: bool = False,
+    is_concurrency_safe: bool = False,
+    is_external_tool: bool = False,
+    requires_confirmation: bool = False,
+) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
+    """Turn a function into a `FunctionTool`; use bare (`@tool`) or with options."""
+
+    def wrap(f: Callable[..., Any]) -> FunctionTool:
+        return FunctionTool(
+            f,
+            name=name,
+            description=description,
+            is_read_only=is_read_only,
+            is_concurrency_safe=is_concurrency_safe,
+            is_external_tool=is_external_tool,
+            requires_confirmation=requires_confirmation,
+        )
+
+    return wrap(func) if func is not None else wrap

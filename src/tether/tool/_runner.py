@@ -1,0 +1,99 @@
+"""Run one tool call: arguments in, result events out. Never raises for the model's mistakes."""
+
+from __future__ import annotations
+
+import inspect
+import traceback
+from collections.abc import AsyncIterator
+from typing import Any
+
+from tether.event import (
+    AgentEvent,
+    ToolResultEndEvent,
+    ToolResultStartEvent,
+    ToolResultTextDeltaEvent,
+)
+from tether.message import (
+    DataBlock,
+    TextBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+    ToolResultState,
+)
+from tether.tool._arguments import ArgumentError, parse_arguments, validate_arguments
+from tether.tool._base import ToolBase, ToolContext, ToolOutput
+
+__all__ = ["error_result", "run_tool", "to_result"]
+
+
+def error_result(
+    call: ToolCallBlock, text: str, state: ToolResultState = ToolResultState.ERROR
+) -> ToolResultBlock:
+    """An error result the model reads."""
+    return ToolResultBlock(id=call.id, name=call.name, output=text, state=state)
+
+
+def to_result(call: ToolCallBlock, output: ToolOutput | Any) -> ToolResultBlock:
+    """Normalise whatever a tool returned into a `ToolResultBlock` for `call`."""
+    if isinstance(output, ToolResultBlock):
+        return output.model_copy(update={"id": call.id, "name": call.name})
+    if isinstance(output, str):
+        return ToolResultBlock(id=call.id, name=call.name, output=output)
+    if isinstance(output, list) and all(isinstance(b, TextBlock | DataBlock) for b in output):
+        return ToolResultBlock(id=call.id, name=call.name, output=list(output))
+    if output is None:
+        return ToolResultBlock(id=call.id, name=call.name, output="")
+    if isinstance(output, TextBlock | DataBlock):
+        return ToolResultBlock(id=call.id, name=call.name, output=[output])
+    try:
+        import json
+
+        text = json.dumps(output, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        text = str(output)
+    return ToolResultBlock(id=call.id, name=call.name, output=text)
+
+
+def _describe_exception(tool: ToolBase, exc: BaseException) -> str:
+    frame = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+    where = f" (at {frame[0].name}:{frame[0].lineno})" if frame else ""
+    return (
+        f"Error: tool {tool.name!r} raised {type(exc).__name__}: {exc}{where}. "
+        "Check the arguments, or try another approach."
+    )
+
+
+async def run_tool(
+    tool: ToolBase, call: ToolCallBlock, context: ToolContext, arguments: dict[str, Any] | None
+) -> AsyncIterator[AgentEvent]:
+    """Run `tool` for `call`, yielding TOOL_RESULT_START, text deltas and TOOL_RESULT_END.
+
+    The END event carries the whole result. Bad arguments and exceptions become error
+    results; only cancellation propagates.
+    """
+    reply_id = call_reply = context.reply_id
+    yield ToolResultStartEvent(reply_id=call_reply, block_id=call.id, name=call.name)
+    try:
+        if arguments is None:
+            arguments = parse_arguments(call.input)
+        tool_input = validate_arguments(tool.input_model, arguments)
+        outcome = tool.call(tool_input, context)
+        if inspect.isawaitable(outcome):
+            result = to_result(call, await outcome)
+        else:
+            parts: list[str] = []
+            final: ToolResultBlock | None = None
+            async for chunk in outcome:
+                if isinstance(chunk, ToolResultBlock):
+                    final = to_result(call, chunk)
+                else:
+                    parts.append(str(chunk))
+                    yield ToolResultTextDeltaEvent(
+                        reply_id=reply_id, block_id=call.id, delta=str(chunk)
+                    )
+            result = final if final is not None else to_result(call, "".join(parts))
+    except ArgumentError as exc:
+        result = error_result(call, f"Error: {exc}")
+    except Exception as exc:  # a tool's failure is the model's to handle
+        result = error_result(call, _describe_exception(tool, exc))
+    yield ToolResultEndEvent(reply_id=reply_id, block_id=call.id, tool_result=result)

@@ -1,0 +1,56 @@
+"""The tool-source protocol: how MCP servers, skills and plugins offer tools to a toolkit."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from tether.tool._base import ToolBase
+
+if TYPE_CHECKING:
+    from tether.event import AgentEvent
+
+__all__ = ["PromptParts", "ToolSourceBase"]
+
+
+@dataclass(frozen=True, slots=True)
+class PromptParts:
+    """A source's contribution to the system prompt.
+
+    `stable` text must be byte-identical between steps while nothing changes (it goes
+    first, so provider prompt caching keeps working); `dynamic` text may change every
+    step and goes after every source's stable part.
+    """
+
+    stable: str = ""
+    dynamic: str = ""
+
+
+class ToolSourceBase(ABC):
+    """Something that offers tools that may change with the session's state.
+
+    `state` is the session's `AgentState`. Only `list_tools` is required.
+    """
+
+    name: str = "source"
+    """A short name for messages and logs."""
+
+    @abstractmethod
+    async def list_tools(self, state: Any) -> list[ToolBase]:
+        """The tools the model may call now."""
+
+    async def prompt(self, state: Any) -> PromptParts | None:
+        """Text for the system prompt (e.g. the skill list, plugin blocks)."""
+        return None
+
+    def unavailable_hint(self, tool_name: str, state: Any) -> str | None:
+        """If `tool_name` is one of ours but not callable now, say what to do."""
+        return None
+
+    async def on_reply_end(self, state: Any, reply_id: str) -> list[AgentEvent]:
+        """Called once when a reply completes (e.g. to count plugin rounds)."""
+        return []
+
+    async def aclose(self) -> None:  # noqa: B027  # optional hook, a no-op by default
+        """Release connections or processes."""

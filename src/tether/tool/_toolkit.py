@@ -1,0 +1,162 @@
+"""`Toolkit`: the tools an agent may use, and the per-step view the loop works from."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tether.errors import ConfigError, DuplicateToolError
+from tether.tool._base import ToolBase
+from tether.tool._function import FunctionTool
+from tether.tool._source import ToolSourceBase
+
+__all__ = ["Toolkit", "ToolkitView"]
+
+
+@dataclass(slots=True)
+class ToolkitView:
+    """The tools and prompt text of one reasoning step (derived from the session state)."""
+
+    tools: dict[str, ToolBase]
+    """Callable tools by name."""
+    schemas: list[dict[str, Any]]
+    """Their JSON schemas, in a stable order."""
+    prompt: str = ""
+    """Text the sources add to the system prompt (stable parts first)."""
+    sources: Sequence[ToolSourceBase] = field(default_factory=tuple)
+    """The sources the view was built from."""
+
+    def unknown_tool_message(self, name: str, state: Any) -> str:
+        """An error text for a call to a tool that is not callable now."""
+        for source in self.sources:
+            hint = source.unavailable_hint(name, state)
+            if hint:
+                return hint
+        names = sorted(self.tools)
+        close = difflib.get_close_matches(name, names, n=1)
+        did_you_mean = f" Did you mean {close[0]!r}?" if close else ""
+        available = ", ".join(names) if names else "(none)"
+        return (
+            f"Error: there is no tool named {name!r}.{did_you_mean} Available tools: {available}."
+        )
+
+
+class Toolkit:
+    """The tools an agent may use: plain tools plus MCP servers, skills and plugins.
+
+    A toolkit is configuration: it is never changed by a reply, so several agents and
+    sessions may share one. What is callable at a given step (plugins asleep or awake,
+    skills changed on disk) is derived from the session state by `view`.
+    """
+
+    def __init__(
+        self,
+        tools: Iterable[ToolBase | Any] | None = None,
+        mcps: Iterable[ToolSourceBase] | None = None,
+        skills_or_loaders: Iterable[str | Path | ToolSourceBase] | None = None,
+        plugins: Iterable[Any] | None = None,
+        *,
+        plugin_strategies: Mapping[str, str] | None = None,
+    ) -> None:
+        self._tools: dict[str, ToolBase] = {}
+        for t in tools or ():
+            self.register(t)
+        self._sources: list[ToolSourceBase] = []
+        for mcp in mcps or ():
+            self.add_source(mcp)
+        for item in skills_or_loaders or ():
+            self.add_source(_skill_source(item))
+        plugin_list = list(plugins or ())
+        if plugin_list or plugin_strategies:
+            from tether.plugin import PluginScheduler  # plugins sit above tool/
+
+            self.add_source(PluginScheduler(plugin_list, strategies=plugin_strategies))
+        self._static_view: ToolkitView | None = None
+
+    def register(self, tool: ToolBase | Any) -> None:
+        """Add a tool (a `ToolBase`, or a function that becomes a `FunctionTool`)."""
+        if not isinstance(tool, ToolBase):
+            if not callable(tool):
+                raise ConfigError(f"a toolkit takes tools or functions, got {tool!r}")
+            tool = FunctionTool(tool)
+        if tool.name in self._tools:
+            raise DuplicateToolError(
+                f"two tools are named {tool.name!r}; give one another name with "
+                "`FunctionTool(func, name=...)`"
+            )
+        self._tools[tool.name] = tool
+        self._static_view = None
+
+    def add_source(self, source: ToolSourceBase) -> None:
+        """Add a source of tools (an MCP client, a skill loader, a plugin scheduler)."""
+        if not isinstance(source, ToolSourceBase):
+            raise ConfigError(
+                f"{source!r} is not a tool source; pass an `MCPClient`, a skill loader "
+                "or a folder path"
+            )
+        self._sources.append(source)
+
+    @property
+    def tools(self) -> dict[str, ToolBase]:
+        """The plain tools, by name (sources' tools are listed by `view`)."""
+        return dict(self._tools)
+
+    @property
+    def sources(self) -> list[ToolSourceBase]:
+        """The tool sources (MCP clients, skill loaders, plugin scheduler)."""
+        return list(self._sources)
+
+    async def view(self, state: Any) -> ToolkitView:
+        """The tools and prompt text for one reasoning step of the session `state`."""
+        if not self._sources:
+            if self._static_view is None:
+                self._static_view = ToolkitView(
+                    tools=dict(self._tools),
+                    schemas=[t.json_schema() for t in self._tools.values()],
+                )
+            return self._static_view
+        tools = dict(self._tools)
+        stable: list[str] = []
+        dynamic: list[str] = []
+        for source in self._sources:
+            for t in await source.list_tools(state):
+                if t.name in tools:
+                    raise DuplicateToolError(
+                        f"tool {t.name!r} from {source.name!r} clashes with another tool "
+                        "of the same name; rename one or disable it in its source"
+                    )
+                tools[t.name] = t
+            parts = await source.prompt(state)
+            if parts is not None:
+                if parts.stable:
+                    stable.append(parts.stable)
+                if parts.dynamic:
+                    dynamic.append(parts.dynamic)
+        return ToolkitView(
+            tools=tools,
+            schemas=[t.json_schema() for t in tools.values()],
+            prompt="\n\n".join(stable + dynamic),
+            sources=tuple(self._sources),
+        )
+
+    async def aclose(self) -> None:
+        """Close every source (MCP sessions, processes)."""
+        for source in self._sources:
+            await source.aclose()
+
+    async def __aenter__(self) -> Toolkit:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def _skill_source(item: str | Path | ToolSourceBase) -> ToolSourceBase:
+    if isinstance(item, ToolSourceBase):
+        return item
+    from tether.skill import LocalSkillLoader  # skills sit above tool/
+
+    return LocalSkillLoader(item)
