@@ -1,18 +1,30 @@
-"""Injectable id and timestamp factories (tests may swap them for deterministic values)."""
+"""Id and timestamp factories, cheap enough for every event."""
 
 from __future__ import annotations
 
+import itertools
 import secrets
-from datetime import UTC, datetime
+import time
 
 __all__ = ["new_id", "now_iso"]
 
+_PREFIX = secrets.token_hex(6)
+_COUNTER = itertools.count(1)
+_last_second = -1
+_second_text = ""
+
 
 def new_id() -> str:
-    """A new random id: 22 url-safe characters (128 bits)."""
-    return secrets.token_urlsafe(16)
+    """A new id, unique across processes: a random per-process prefix and a counter."""
+    return f"{_PREFIX}{next(_COUNTER):08x}"
 
 
 def now_iso() -> str:
     """The current UTC time in ISO 8601 with microseconds."""
-    return datetime.now(UTC).isoformat()
+    global _last_second, _second_text
+    now = time.time()
+    second = int(now)
+    if second != _last_second:
+        _second_text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+        _last_second = second
+    return f"{_second_text}.{int((now - second) * 1_000_000):06d}+00:00"

@@ -37,6 +37,10 @@ def _arguments(call: ToolCallBlock) -> dict[str, Any] | None:
 
 def _is_safe(view: ToolkitView, call: ToolCallBlock) -> bool:
     tool = view.tools.get(call.name)
+    if tool is None:
+        return True  # answered at once with an error result
+    if type(tool).is_concurrency_safe_call is ToolBase.is_concurrency_safe_call:
+        return tool.is_concurrency_safe  # no need to parse the arguments
     args = _arguments(call)
     if tool is None or args is None:
         return True  # answered at once with an error result
@@ -155,6 +159,35 @@ def _events(run: Run, call: ToolCallBlock, tool: ToolBase, emit: Any) -> AsyncIt
     )
 
 
+async def _run_alone(run: Run, call: ToolCallBlock, tool: ToolBase) -> AsyncIterator[AgentEvent]:
+    """Run one call inline (no task, no queue); events it emits are passed on in order."""
+    emitted: list[AgentEvent] = []
+
+    async def emit(event: AgentEvent) -> None:
+        emitted.append(event)
+
+    try:
+        async for event in _events(run, call, tool, emit):
+            while emitted:
+                yield emitted.pop(0)
+            if isinstance(event, ToolResultEndEvent) and event.block_id == call.id:
+                await commit_result(run, call, event.tool_result)
+            yield event
+        while emitted:
+            yield emitted.pop(0)
+    finally:
+        if call.state is not ToolCallState.FINISHED:
+            await commit_result(
+                run,
+                call,
+                error_result(
+                    call,
+                    "The call was interrupted before it finished.",
+                    ToolResultState.INTERRUPTED,
+                ),
+            )
+
+
 async def _execute(
     run: Run, calls: list[tuple[ToolCallBlock, ToolBase]]
 ) -> AsyncIterator[AgentEvent]:
@@ -171,8 +204,12 @@ async def _execute(
         finally:
             await queue.put(_DONE)
 
-    tasks = [asyncio.create_task(pump(call, tool)) for call, tool in calls]
     by_id = {call.id: call for call, _ in calls}
+    if len(calls) == 1:
+        async for event in _run_alone(run, *calls[0]):
+            yield event
+        return
+    tasks = [asyncio.create_task(pump(call, tool)) for call, tool in calls]
     try:
         remaining = len(tasks)
         while remaining:

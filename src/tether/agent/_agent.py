@@ -88,11 +88,15 @@ class Agent:
         names what it waits for and `metadata["pause_events"]` holds the events.
         """
         pauses: list[AgentEvent] = []
+        final: Msg | None = None
+        # Drain the whole stream: middleware may still act after REPLY_END.
         async for event in self.reply_stream(inputs, structured_schema=structured_schema):
             if isinstance(event, ReplyEndEvent):
-                return event.msg
-            if isinstance(event, RequireUserConfirmEvent | RequireExternalExecutionEvent):
+                final = event.msg
+            elif isinstance(event, RequireUserConfirmEvent | RequireExternalExecutionEvent):
                 pauses.append(event)
+        if final is not None:
+            return final
         return pause_msg(self.state, pauses)
 
     async def reply_stream(

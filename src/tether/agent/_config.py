@@ -14,7 +14,7 @@ __all__ = ["ModelConfig", "ReActConfig"]
 class ReActConfig(BaseModel):
     """How the reason-act loop iterates."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
     max_iters: int = Field(default=20, ge=1)
     """Reasoning steps that may end in tool calls; then one more step must answer."""
@@ -27,7 +27,7 @@ class ModelConfig(BaseModel):
     """Retries with exponential backoff, then an optional fallback model."""
 
     model_config = ConfigDict(
-        extra="forbid", frozen=True, arbitrary_types_allowed=True, use_attribute_docstrings=True
+        defer_build=True, extra="forbid", frozen=True, arbitrary_types_allowed=True
     )
 
     max_retries: int = Field(default=3, ge=0)

@@ -33,7 +33,8 @@ def validate_inputs(inputs: Any) -> list[Msg]:
                 f"input {i} carries tool-call or tool-result blocks; tool results come back "
                 "through `ExternalExecutionResultEvent`, not as input messages"
             )
-    return [m.model_copy(deep=True) for m in msgs]
+    # Copy at the trust boundary: later changes to the caller's objects can't reach the state.
+    return [m.model_copy(update={"content": [b.model_copy() for b in m.content]}) for m in msgs]
 
 
 def pause_msg(state: AgentState, pauses: list[AgentEvent]) -> Msg:

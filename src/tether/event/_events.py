@@ -103,7 +103,7 @@ class EventType(StrEnum):
 class EventBase(BaseModel):
     """Fields every event has."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     reply_id: str
     """The reply this event belongs to."""
@@ -266,7 +266,7 @@ class RequireExternalExecutionEvent(EventBase):
 class ConfirmResult(BaseModel):
     """The user's answer for one call awaiting confirmation."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     confirmed: bool
     """Run it (`True`) or reject it (`False`)."""
@@ -400,5 +400,18 @@ AgentEvent = Annotated[
 ]
 """Any event; parse one from JSON with `event_adapter.validate_json`."""
 
-event_adapter: TypeAdapter[AgentEvent] = TypeAdapter(AgentEvent)
-"""Parses and dumps `AgentEvent`s."""
+
+class _LazyEventAdapter:
+    """A `TypeAdapter[AgentEvent]` built on first use (keeps `import tether` fast)."""
+
+    _adapter: TypeAdapter[AgentEvent] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        adapter = _LazyEventAdapter._adapter
+        if adapter is None:
+            adapter = _LazyEventAdapter._adapter = TypeAdapter(AgentEvent)
+        return getattr(adapter, name)
+
+
+event_adapter: TypeAdapter[AgentEvent] = _LazyEventAdapter()  # type: ignore[assignment]  # a lazy proxy
+"""Parses and dumps `AgentEvent`s: `event_adapter.validate_json(...)`."""

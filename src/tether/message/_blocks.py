@@ -24,7 +24,7 @@ __all__ = [
     "URLSource",
 ]
 
-_CONFIG = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+_CONFIG = ConfigDict(defer_build=True, extra="forbid")
 
 
 class ToolCallState(StrEnum):

@@ -32,7 +32,7 @@ class Msg(BaseModel):
     order, its thinking, text, tool calls and tool results.
     """
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     name: str
     """Who wrote it (the agent's or user's name)."""

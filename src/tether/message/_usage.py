@@ -8,7 +8,7 @@ __all__ = ["ChatUsage"]
 class ChatUsage(BaseModel):
     """Token usage of one model call, or a running total of several."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     input_tokens: int = 0
     """Prompt tokens, including cached ones."""

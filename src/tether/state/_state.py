@@ -21,7 +21,7 @@ SCHEMA_VERSION = 1
 class ReplyCursor(BaseModel):
     """Where the reply in progress stands."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     reply_id: str
     """The reply's id (also the id of its assistant `Msg` in the context)."""
@@ -44,7 +44,7 @@ class AgentState(BaseModel):
     where the saving process stopped.
     """
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     schema_version: int = SCHEMA_VERSION
     """Shape version; loading rejects versions this tether does not know."""

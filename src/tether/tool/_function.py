@@ -68,7 +68,9 @@ def _build_input_model(func: Callable[..., Any], arg_docs: dict[str, str]) -> ty
         default = ... if param.default is inspect.Parameter.empty else param.default
         fields[pname] = (annotation, Field(default, description=arg_docs.get(pname)))
     model_name = "".join(p.title() for p in func.__name__.split("_")) + "Input"
-    return create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)
+    return create_model(
+        model_name, __config__=ConfigDict(defer_build=True, extra="forbid"), **fields
+    )
 
 
 class FunctionTool(ToolBase):
