@@ -39,7 +39,11 @@ def to_result(call: ToolCallBlock, output: ToolOutput | Any) -> ToolResultBlock:
         return output.model_copy(update={"id": call.id, "name": call.name})
     if isinstance(output, str):
         return ToolResultBlock(id=call.id, name=call.name, output=output)
-    if isinstance(output, list) and all(isinstance(b, TextBlock | DataBlock) for b in output):
+    if (
+        isinstance(output, list)
+        and output
+        and all(isinstance(b, TextBlock | DataBlock) for b in output)
+    ):
         return ToolResultBlock(id=call.id, name=call.name, output=list(output))
     if output is None:
         return ToolResultBlock(id=call.id, name=call.name, output="")
