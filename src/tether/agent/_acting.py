@@ -28,6 +28,13 @@ __all__ = ["act", "commit_result"]
 _DONE = object()
 
 
+def _parse(call: ToolCallBlock) -> dict[str, Any] | ArgumentError:
+    try:
+        return parse_arguments(call.input)
+    except ArgumentError as exc:
+        return exc
+
+
 def _arguments(call: ToolCallBlock) -> dict[str, Any] | None:
     try:
         return parse_arguments(call.input)
@@ -81,15 +88,15 @@ async def _decide(run: Run, tool: ToolBase, call: ToolCallBlock, args: dict[str,
     return await chain_awaitable(run.agent.middlewares, "on_check_permission", pcall, handler)
 
 
-async def _check(run: Run, view: ToolkitView, call: ToolCallBlock) -> ToolResultBlock | None:
+async def _check(
+    run: Run, view: ToolkitView, call: ToolCallBlock, args: dict[str, Any] | ArgumentError
+) -> ToolResultBlock | None:
     """Decide a pending call: set its state, or return the result that answers it now."""
     tool = view.tools.get(call.name)
     if tool is None:
         return error_result(call, view.unknown_tool_message(call.name, run.state))
-    try:
-        args = parse_arguments(call.input)
-    except ArgumentError as exc:
-        return error_result(call, f"Error: {exc}")
+    if isinstance(args, ArgumentError):
+        return error_result(call, f"Error: {args}")
     decision: PermissionDecision = await _decide(run, tool, call, args)
     if decision.behavior is PermissionBehavior.DENY:
         return error_result(
@@ -115,10 +122,11 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
         c for c in msg.tool_calls if c.state in (ToolCallState.PENDING, ToolCallState.ALLOWED)
     ]
     batch = next_batch(open_calls, lambda c: _is_safe(view, c))
-    to_run: list[tuple[ToolCallBlock, ToolBase]] = []
+    to_run: list[tuple[ToolCallBlock, ToolBase, dict[str, Any] | None]] = []
     for call in batch:
+        args = _parse(call)
         if call.state is ToolCallState.PENDING:
-            answer = await _check(run, view, call)
+            answer = await _check(run, view, call, args)
             if answer is not None:
                 await commit_result(run, call, answer)
                 yield ToolResultStartEvent(reply_id=reply_id, block_id=call.id, name=call.name)
@@ -133,13 +141,15 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
                 await commit_result(run, call, answer)
                 yield ToolResultEndEvent(reply_id=reply_id, block_id=call.id, tool_result=answer)
                 continue
-            to_run.append((call, tool))
+            to_run.append((call, tool, None if isinstance(args, ArgumentError) else args))
     if to_run:
         async for event in _execute(run, to_run):
             yield event
 
 
-def _events(run: Run, call: ToolCallBlock, tool: ToolBase, emit: Any) -> AsyncIterator[AgentEvent]:
+def _events(
+    run: Run, call: ToolCallBlock, tool: ToolBase, args: dict[str, Any] | None, emit: Any
+) -> AsyncIterator[AgentEvent]:
     context = ToolContext(
         tool_call_id=call.id,
         reply_id=run.reply_id,
@@ -155,11 +165,16 @@ def _events(run: Run, call: ToolCallBlock, tool: ToolBase, emit: Any) -> AsyncIt
         run.agent.middlewares,
         "on_acting",
         acting,
-        lambda c: run_tool(c.tool, c.tool_call, context, _arguments(c.tool_call)),
+        # a middleware that rewrote the call's input gets it parsed afresh
+        lambda c: run_tool(
+            c.tool, c.tool_call, context, args if c.tool_call is call else _arguments(c.tool_call)
+        ),
     )
 
 
-async def _run_alone(run: Run, call: ToolCallBlock, tool: ToolBase) -> AsyncIterator[AgentEvent]:
+async def _run_alone(
+    run: Run, call: ToolCallBlock, tool: ToolBase, args: dict[str, Any] | None
+) -> AsyncIterator[AgentEvent]:
     """Run one call inline (no task, no queue); events it emits are passed on in order."""
     emitted: list[AgentEvent] = []
 
@@ -167,7 +182,7 @@ async def _run_alone(run: Run, call: ToolCallBlock, tool: ToolBase) -> AsyncIter
         emitted.append(event)
 
     try:
-        async for event in _events(run, call, tool, emit):
+        async for event in _events(run, call, tool, args, emit):
             while emitted:
                 yield emitted.pop(0)
             if isinstance(event, ToolResultEndEvent) and event.block_id == call.id:
@@ -189,7 +204,7 @@ async def _run_alone(run: Run, call: ToolCallBlock, tool: ToolBase) -> AsyncIter
 
 
 async def _execute(
-    run: Run, calls: list[tuple[ToolCallBlock, ToolBase]]
+    run: Run, calls: list[tuple[ToolCallBlock, ToolBase, dict[str, Any] | None]]
 ) -> AsyncIterator[AgentEvent]:
     """Run the calls (concurrently when more than one); commit each result as it ends."""
     queue: asyncio.Queue[Any] = asyncio.Queue()
@@ -197,19 +212,19 @@ async def _execute(
     async def emit(event: AgentEvent) -> None:
         await queue.put(event)
 
-    async def pump(call: ToolCallBlock, tool: ToolBase) -> None:
+    async def pump(call: ToolCallBlock, tool: ToolBase, args: dict[str, Any] | None) -> None:
         try:
-            async for event in _events(run, call, tool, emit):
+            async for event in _events(run, call, tool, args, emit):
                 await queue.put(event)
         finally:
             await queue.put(_DONE)
 
-    by_id = {call.id: call for call, _ in calls}
+    by_id = {call.id: call for call, _, _ in calls}
     if len(calls) == 1:
         async for event in _run_alone(run, *calls[0]):
             yield event
         return
-    tasks = [asyncio.create_task(pump(call, tool)) for call, tool in calls]
+    tasks = [asyncio.create_task(pump(*item)) for item in calls]
     try:
         remaining = len(tasks)
         while remaining:
@@ -226,7 +241,7 @@ async def _execute(
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        for call, _ in calls:
+        for call, _, _ in calls:
             if call.state is not ToolCallState.FINISHED:
                 await commit_result(
                     run,

@@ -99,7 +99,7 @@ class Agent:
             return final
         return pause_msg(self.state, pauses)
 
-    async def reply_stream(
+    def reply_stream(
         self,
         inputs: Msg | list[Msg] | ResumeEvent | None = None,
         *,
@@ -108,10 +108,9 @@ class Agent:
         """Run the loop, yielding every event (see `tether.event` for their order)."""
         run = Run(agent=self, state=self.state, structured_model=structured_schema)
         call = ReplyCall(agent=self, state=run.state, inputs=inputs)
-        async for event in chain_iterator(
+        return chain_iterator(
             self.middlewares, "on_reply", call, lambda c: self._drive(run, c.inputs)
-        ):
-            yield event
+        )
 
     async def _drive(self, run: Run, inputs: Any) -> AsyncIterator[AgentEvent]:
         state = run.state

@@ -95,15 +95,14 @@ def _tool_choice(run: Run, action: Reason) -> ToolChoice:
     return "auto"
 
 
-async def reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
+def reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
     """One reasoning step, wrapped in the `on_reasoning` hooks."""
     call = ReasoningCall(
         agent=run.agent, state=run.state, reply_id=run.reply_id, iteration=run.cursor.iteration + 1
     )
-    async for event in chain_iterator(
+    return chain_iterator(
         run.agent.middlewares, "on_reasoning", call, lambda c: _reason(run, action)
-    ):
-        yield event
+    )
 
 
 async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
