@@ -117,7 +117,7 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
     state, reply_id = run.state, run.reply_id
     msg = state.reply_msg()
     assert msg is not None
-    view = await run.agent.toolkit_view(state, run.structured_model)
+    view = await run.agent.toolkit_view(state, run.structured_model, with_prompt=False)
     open_calls = [
         c for c in msg.tool_calls if c.state in (ToolCallState.PENDING, ToolCallState.ALLOWED)
     ]

@@ -221,10 +221,14 @@ class Agent:
         return await compress(run, prompt, force=True, config=context_config or self.context_config)
 
     async def toolkit_view(
-        self, state: AgentState, structured_model: type[BaseModel] | None
+        self,
+        state: AgentState,
+        structured_model: type[BaseModel] | None,
+        *,
+        with_prompt: bool = True,
     ) -> ToolkitView:
         """The tools of one step, plus the per-reply structured-output tool if asked for."""
-        view = await self.toolkit.view(state)
+        view = await self.toolkit.view(state, with_prompt=with_prompt)
         schema = state.reply.structured_schema if state.reply is not None else None
         if schema is None:
             return view

@@ -104,21 +104,30 @@ class FunctionTool(ToolBase):
         self.is_external_tool = is_external_tool
         self.requires_confirmation = requires_confirmation
         self._ctx_param = next((p for p, h in _safe_hints(func).items() if h is ToolContext), None)
+        self._kind = (
+            "asyncgen"
+            if inspect.isasyncgenfunction(func)
+            else "gen"
+            if inspect.isgeneratorfunction(func)
+            else "coroutine"
+            if inspect.iscoroutinefunction(func)
+            else "sync"
+        )
+        self._fields = tuple(self.input_model.model_fields)
 
     def call(
         self, tool_input: BaseModel, context: ToolContext
     ) -> Awaitable[ToolOutput] | AsyncIterator[ToolChunk]:
         """Call the function with the validated arguments."""
-        kwargs = {k: getattr(tool_input, k) for k in type(tool_input).model_fields}
+        values = tool_input.__dict__
+        kwargs = {k: values[k] for k in self._fields}
         if self._ctx_param is not None:
             kwargs[self._ctx_param] = context
-        func = self.func
-        if inspect.isasyncgenfunction(func):
-            return func(**kwargs)  # type: ignore[no-any-return]  # an async generator of chunks
-        if inspect.isgeneratorfunction(func):
+        func, kind = self.func, self._kind
+        if kind == "asyncgen" or kind == "coroutine":
+            return func(**kwargs)  # type: ignore[no-any-return]  # a coroutine or async generator
+        if kind == "gen":
             return _iterate_sync(func(**kwargs))
-        if inspect.iscoroutinefunction(func):
-            return func(**kwargs)  # type: ignore[no-any-return]  # a coroutine of the output
         return asyncio.to_thread(func, **kwargs)
 
 

@@ -109,8 +109,12 @@ class Toolkit:
         """The tool sources (MCP clients, skill loaders, plugin scheduler)."""
         return list(self._sources)
 
-    async def view(self, state: Any) -> ToolkitView:
-        """The tools and prompt text for one reasoning step of the session `state`."""
+    async def view(self, state: Any, *, with_prompt: bool = True) -> ToolkitView:
+        """The tools and prompt text for one step of the session `state`.
+
+        `with_prompt=False` skips the sources' prompt text (and plugin injections): the
+        acting step only needs the tools.
+        """
         if not self._sources:
             if self._static_view is None:
                 self._static_view = ToolkitView(
@@ -129,7 +133,7 @@ class Toolkit:
                         "of the same name; rename one or disable it in its source"
                     )
                 tools[t.name] = t
-            parts = await source.prompt(state)
+            parts = await source.prompt(state) if with_prompt else None
             if parts is not None:
                 if parts.stable:
                     stable.append(parts.stable)
