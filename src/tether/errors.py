@@ -27,6 +27,7 @@ TetherError
 ├── SkillError (ValueError)               a SKILL.md is malformed (names the file)
 ├── PluginError (ValueError)              a plugin definition or strategy is invalid
 └── StorageError
+    ├── SessionInputError (ValueError)    an id or state the storage can't store
     ├── SessionNotFoundError (KeyError)   update of a session that does not exist
     ├── SessionConflictError              another writer saved the session first
     ├── StorageUnavailableError (ConnectionError)  the backend can't be reached
@@ -61,6 +62,7 @@ __all__ = [
     "ScriptExhaustedError",
     "SessionConflictError",
     "SessionCorruptedError",
+    "SessionInputError",
     "SessionNotFoundError",
     "SkillError",
     "StateVersionError",
@@ -191,6 +193,13 @@ class PluginError(TetherError, ValueError):
 
 class StorageError(TetherError):
     """A session storage operation failed."""
+
+
+class SessionInputError(StorageError, ValueError):
+    """A storage call got an argument it cannot store (empty id, not an `AgentState`, ...).
+
+    Nothing is written when it is raised.
+    """
 
 
 class SessionNotFoundError(StorageError, KeyError):

@@ -1,0 +1,198 @@
+"""Session storage benchmark: SQLite and Redis, 10 vs 1,000 messages, 100 concurrent writers.
+
+Run: `PYTHONPATH=src .venv/bin/python benchmarks/storage.py` (needs `redis-server` on PATH;
+the benchmark starts its own on a free port, with AOF, in a temporary directory).
+
+Bytes per reply are measured where the bytes go:
+- SQLite: bytes this process passed to write() (`wchar` in /proc/self/io): WAL frames.
+- Redis: bytes the server received (`total_net_input_bytes`) and AOF growth.
+"payload" is what tether sent (head + changed messages); "full JSON" is what a storage
+that rewrites the whole state after every reply would write.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from tether.app.storage import RedisStorage, SessionDelta, SQLiteStorage, StorageBase
+from tether.message import AssistantMsg, UserMsg
+from tether.testing.storage_conformance import rich_state
+
+REPLIES = 40
+GETS = 20
+WRITERS = 100
+ROUNDS = 10
+
+
+def wchar() -> int:
+    for line in Path("/proc/self/io").read_text().splitlines():
+        if line.startswith("wchar:"):
+            return int(line.split()[1])
+    raise RuntimeError("no wchar in /proc/self/io")
+
+
+def start_redis(directory: Path) -> tuple[subprocess.Popen[bytes], int]:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    proc = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory),
+         "--save", "", "--appendonly", "yes", "--appendfsync", "everysec"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if b"Ready to accept connections" in line:
+            break
+    proc.stdout.close()
+    return proc, port
+
+
+def recording(storage: StorageBase) -> list[int]:
+    sizes: list[int] = []
+    original = storage._apply
+
+    async def apply(key: Any, delta: SessionDelta) -> int:
+        sizes.append(
+            len(delta.head)
+            + sum(len(b) for _, b in delta.changed)
+            + sum(len(b) for b in delta.appended)
+        )
+        return await original(key, delta)
+
+    storage._apply = apply  # type: ignore[method-assign]
+    return sizes
+
+
+class Meter:
+    """Physical bytes for one backend."""
+
+    def __init__(self, storage: StorageBase, client: aioredis.Redis | None) -> None:
+        self.storage, self.client = storage, client
+
+    async def read(self) -> tuple[int, int]:
+        if self.client is None:
+            return wchar(), 0
+        stats = await self.client.info("stats")
+        persistence = await self.client.info("persistence")
+        return int(stats["total_net_input_bytes"]), int(persistence["aof_current_size"])
+
+    async def settle(self) -> None:
+        if isinstance(self.storage, SQLiteStorage) and self.storage._db is not None:
+            await self.storage._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+async def replies(storage: StorageBase, meter: Meter, n: int) -> dict[str, Any]:
+    sid = f"s{n}"
+    state = (await storage.upsert_session("u", "a", sid, state=rich_state(n))).state
+    await meter.settle()
+    payload = recording(storage)
+    latencies = []
+    before = await meter.read()
+    for i in range(REPLIES):
+        state.add_message(UserMsg("user", f"question {i}: what changed in the deploy?"))
+        state.add_message(AssistantMsg("agent", f"answer {i}: the config loader changed. " * 4))
+        start = time.perf_counter()
+        await storage.update_session_state("u", "a", sid, state)
+        latencies.append(time.perf_counter() - start)
+    after = await meter.read()
+    gets = []
+    for _ in range(GETS):
+        start = time.perf_counter()
+        await storage.get_session("u", "a", sid)
+        gets.append(time.perf_counter() - start)
+    return {
+        "update_p50": statistics.median(latencies) * 1000,
+        "update_p95": sorted(latencies)[int(0.95 * len(latencies))] * 1000,
+        "bytes": (after[0] - before[0]) / REPLIES,
+        "aof": (after[1] - before[1]) / REPLIES,
+        "payload": sum(payload) / REPLIES,
+        "full": len(state.model_dump_json()),
+        "get_p50": statistics.median(gets) * 1000,
+    }
+
+
+async def writers(storage: StorageBase) -> tuple[float, float]:
+    """Saves per second of 100 concurrent writers: get + update cycles, then updates only."""
+    states = [
+        (await storage.upsert_session("w", "a", f"w{w}", state=rich_state(20))).state
+        for w in range(WRITERS)
+    ]
+
+    async def cycle(w: int) -> None:
+        for i in range(ROUNDS):
+            record = await storage.get_session("w", "a", f"w{w}")
+            assert record is not None
+            record.state.add_message(UserMsg("user", f"q{i}"))
+            record.state.add_message(AssistantMsg("agent", f"a{i}"))
+            states[w] = record.state
+            await storage.update_session_state("w", "a", f"w{w}", record.state)
+
+    async def update(w: int) -> None:
+        for i in range(ROUNDS):
+            states[w].add_message(UserMsg("user", f"q{i}"))
+            states[w].add_message(AssistantMsg("agent", f"a{i}"))
+            await storage.update_session_state("w", "a", f"w{w}", states[w])
+
+    rates = []
+    for work in (cycle, update):
+        start = time.perf_counter()
+        await asyncio.gather(*(work(w) for w in range(WRITERS)))
+        rates.append(WRITERS * ROUNDS / (time.perf_counter() - start))
+    return rates[0], rates[1]
+
+
+async def bench(name: str, storage: StorageBase, client: aioredis.Redis | None) -> list[str]:
+    rows = []
+    async with storage:
+        meter = Meter(storage, client)
+        for n in (10, 1000):
+            r = await replies(storage, meter, n)
+            aof = f"{r['aof']:.0f}" if client is not None else "-"
+            rows.append(
+                f"| {name} | {n} | {r['update_p50']:.2f} | {r['update_p95']:.2f} | "
+                f"{r['bytes']:.0f} | {aof} | {r['payload']:.0f} | {r['full']:,} | "
+                f"{r['get_p50']:.2f} |"
+            )
+        cycles, updates = await writers(storage)
+    rows.append(f"| {name} | {WRITERS} writers, get+update | {cycles:,.0f} saves/s |||||||")
+    rows.append(f"| {name} | {WRITERS} writers, update only | {updates:,.0f} saves/s |||||||")
+    return rows
+
+
+async def main() -> None:
+    tmp = Path(tempfile.mkdtemp(prefix="tether-bench-"))
+    redis_proc, port = start_redis(tmp)
+    client = aioredis.Redis(host="127.0.0.1", port=port)
+    try:
+        rows = await bench("SQLite", SQLiteStorage(tmp / "bench.db"), None)
+        rows += await bench("Redis", RedisStorage(port=port, key_prefix="bench"), client)
+    finally:
+        await client.aclose()
+        redis_proc.kill()
+        redis_proc.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"python {sys.version.split()[0]}, {REPLIES} replies per row (user + assistant message)")
+    print(
+        "| backend | messages | update p50 ms | update p95 ms | bytes/reply (SQLite: written,"
+        " Redis: received) | Redis AOF bytes/reply | payload bytes/reply | full JSON bytes |"
+        " get p50 ms |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for row in rows:
+        print(row)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,1 @@
+"""Applications built on the agent: session storage (`tether.app.storage`) and services."""

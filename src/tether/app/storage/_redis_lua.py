@@ -1,0 +1,130 @@
+"""The Lua scripts `RedisStorage` runs: each one is atomic on the server.
+
+Layout of one session (all keys share the hash tag `{<user_id>}`, so a user's sessions
+and their index live in one cluster slot):
+
+- `<prefix>:{<user>}:<agent>:<session>`       hash: version, state (head JSON), n,
+  created_at, updated_at, metadata, write_id
+- `<prefix>:{<user>}:<agent>:<session>:msgs`  list: one JSON body per message
+- `<prefix>:{<user>}:sessions`                set: `<agent>:<session>` members
+
+`write_id` makes a write idempotent: a client that lost the connection after sending
+a script may send it again, and the second run sees its own id and changes nothing.
+"""
+
+from __future__ import annotations
+
+__all__ = ["APPLY", "DELETE", "FETCH", "UPSERT"]
+
+# Returns {} when missing, else {version, state, n, created_at, updated_at, metadata, bodies...}.
+_READ = """
+local function read_session(head, msgs)
+  local h = redis.call('HMGET', head, 'version', 'state', 'n', 'created_at', 'updated_at',
+                       'metadata')
+  if not h[1] then return {} end
+  local out = {h[1], h[2], h[3], h[4], h[5], h[6]}
+  local bodies = redis.call('LRANGE', msgs, 0, -1)
+  for i = 1, #bodies do out[#out + 1] = bodies[i] end
+  return out
+end
+
+local function push_all(msgs, first, last)
+  local i = first
+  while i <= last do
+    local j = math.min(i + 999, last)
+    redis.call('RPUSH', msgs, unpack(ARGV, i, j))
+    i = j + 1
+  end
+end
+
+local function expire_all(ttl)
+  if ttl > 0 then
+    for i = 1, #KEYS do redis.call('EXPIRE', KEYS[i], ttl) end
+  end
+end
+"""
+
+FETCH = (
+    _READ
+    + """
+return read_session(KEYS[1], KEYS[2])
+"""
+)
+
+# KEYS: head, msgs, index
+# ARGV: write_id, expected_version, state, base_count, count, updated_at, ttl, nchanged,
+#       (position, body) * nchanged, appended bodies...
+# Returns {new_version}, {-1} missing, {-2, version} stale, {-3, n} log length mismatch.
+APPLY = (
+    _READ
+    + """
+local cur = redis.call('HMGET', KEYS[1], 'version', 'write_id', 'n')
+if not cur[1] then return {-1} end
+if cur[2] == ARGV[1] then return {tonumber(cur[1])} end
+if tonumber(cur[1]) ~= tonumber(ARGV[2]) then return {-2, tonumber(cur[1])} end
+local base, count = tonumber(ARGV[4]), tonumber(ARGV[5])
+if tonumber(cur[3]) ~= base or redis.call('LLEN', KEYS[2]) ~= base then
+  return {-3, redis.call('LLEN', KEYS[2])}
+end
+if count == 0 then
+  redis.call('DEL', KEYS[2])
+elseif count < base then
+  redis.call('LTRIM', KEYS[2], 0, count - 1)
+end
+local len = math.min(base, count)
+local i = 9
+for _ = 1, tonumber(ARGV[8]) do
+  local pos = tonumber(ARGV[i])
+  if pos >= len / 2 then pos = pos - len end
+  redis.call('LSET', KEYS[2], pos, ARGV[i + 1])
+  i = i + 2
+end
+push_all(KEYS[2], i, #ARGV)
+local version = tonumber(cur[1]) + 1
+redis.call('HSET', KEYS[1], 'version', version, 'state', ARGV[3], 'n', count,
+           'updated_at', ARGV[6], 'write_id', ARGV[1])
+expire_all(tonumber(ARGV[7]))
+return {version}
+"""
+)
+
+# KEYS: head, msgs, index
+# ARGV: write_id, replace ('1'/'0'), state, now, ttl, metadata ('' keeps), member, bodies...
+# Returns the session as FETCH does.
+UPSERT = (
+    _READ
+    + """
+local cur = redis.call('HMGET', KEYS[1], 'version', 'write_id')
+local nbodies = #ARGV - 7
+if not cur[1] then
+  redis.call('DEL', KEYS[2])
+  local meta = ARGV[6]
+  if meta == '' then meta = '{}' end
+  redis.call('HSET', KEYS[1], 'version', 1, 'state', ARGV[3], 'n', nbodies,
+             'created_at', ARGV[4], 'updated_at', ARGV[4], 'metadata', meta,
+             'write_id', ARGV[1])
+  push_all(KEYS[2], 8, #ARGV)
+elseif cur[2] ~= ARGV[1] then
+  if ARGV[2] == '1' then
+    redis.call('DEL', KEYS[2])
+    push_all(KEYS[2], 8, #ARGV)
+    redis.call('HSET', KEYS[1], 'version', tonumber(cur[1]) + 1, 'state', ARGV[3],
+               'n', nbodies, 'updated_at', ARGV[4], 'write_id', ARGV[1])
+  end
+  if ARGV[6] ~= '' then
+    redis.call('HSET', KEYS[1], 'metadata', ARGV[6], 'updated_at', ARGV[4])
+  end
+end
+redis.call('SADD', KEYS[3], ARGV[7])
+expire_all(tonumber(ARGV[5]))
+return read_session(KEYS[1], KEYS[2])
+"""
+)
+
+# KEYS: head, msgs, index; ARGV: member. Returns 1 if the session existed.
+DELETE = """
+local existed = redis.call('EXISTS', KEYS[1])
+redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('SREM', KEYS[3], ARGV[1])
+return existed
+"""

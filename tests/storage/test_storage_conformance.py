@@ -1,0 +1,25 @@
+"""The public conformance suite, run against SQLite and a real Redis."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from storage_helpers import REDIS_HOST, REDIS_PORT, sqlite_path
+
+from tether.app.storage import RedisStorage, SQLiteStorage, StorageBase
+from tether.testing.storage_conformance import StorageConformance, StorageFactory
+
+
+class TestStorageConformance(StorageConformance):
+    @pytest.fixture(params=["sqlite", "redis"])
+    def storage_factory(self, request: pytest.FixtureRequest, tmp_path: Path) -> StorageFactory:
+        if request.param == "sqlite":
+            path = sqlite_path(tmp_path)
+            return lambda: SQLiteStorage(path)
+        prefix = request.getfixturevalue("redis_prefix")
+
+        def make() -> StorageBase:
+            return RedisStorage(host=REDIS_HOST, port=REDIS_PORT, key_prefix=prefix)
+
+        return make
