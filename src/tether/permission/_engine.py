@@ -58,24 +58,33 @@ class PermissionSubject(Protocol):
 class PermissionEngine:
     """Decides one call from a `PermissionContext`; cheap to build, holds nothing else.
 
-    Order: a matching deny rule → DENY; a matching ask rule → ASK; the mode (BYPASS
-    allows, EXPLORE denies what is not read-only); a matching allow rule → ALLOW; the
-    tool's own check. Under DONT_ASK every ASK becomes DENY.
+    Order: a matching deny rule → DENY; a matching ask rule → ASK; the tool's own check
+    answering DENY → DENY (deny wins over every allow); BYPASS → ALLOW; EXPLORE and a call
+    that is not read-only → DENY; the tool's own check answering ALLOW → ALLOW; a matching
+    allow rule → ALLOW; else the tool's answer (ASK). An ASK from a safety check (a
+    sensitive path) is not silenced by a bare `Tool` allow rule, only by a rule whose
+    specifier matches (and names the path). Under DONT_ASK every ASK becomes DENY.
     """
 
     def __init__(self, context: PermissionContext) -> None:
         self.context = context
-        self._tool_state: Mapping[str, Any] | None = None
 
     def _matching(
-        self, rules: list[PermissionRule], subject: PermissionSubject, tool_input: dict[str, Any]
+        self,
+        rules: list[PermissionRule],
+        subject: PermissionSubject,
+        tool_input: dict[str, Any],
+        tool_state: Mapping[str, Any] | None,
+        *,
+        bare: bool = True,
     ) -> PermissionRule | None:
         for rule in rules:
             if rule.tool_name != subject.name:
                 continue
-            if rule.rule_content is None or subject.match_rule(
-                rule, tool_input, self.context, self._tool_state
-            ):
+            if rule.rule_content is None:
+                if bare:
+                    return rule
+            elif subject.match_rule(rule, tool_input, self.context, tool_state):
                 return rule
         return None
 
@@ -86,8 +95,7 @@ class PermissionEngine:
         tool_state: Mapping[str, Any] | None = None,
     ) -> PermissionDecision:
         """Decide whether the call may run; `tool_state` is the tool's session state."""
-        self._tool_state = tool_state
-        decision = await self._decide(subject, tool_input)
+        decision = await self._decide(subject, tool_input, tool_state)
         if decision.behavior is PermissionBehavior.ASK:
             if self.context.mode is PermissionMode.DONT_ASK:
                 return PermissionDecision(
@@ -96,37 +104,45 @@ class PermissionEngine:
                     rule=decision.rule,
                 )
             if not decision.suggested_rules and decision.rule is None:
-                suggestions = subject.generate_suggestions(
-                    tool_input, self.context, self._tool_state
-                )
+                suggestions = subject.generate_suggestions(tool_input, self.context, tool_state)
                 return decision.model_copy(update={"suggested_rules": suggestions})
         return decision
 
     async def _decide(
-        self, subject: PermissionSubject, tool_input: dict[str, Any]
+        self,
+        subject: PermissionSubject,
+        tool_input: dict[str, Any],
+        tool_state: Mapping[str, Any] | None,
     ) -> PermissionDecision:
         ctx = self.context
-        rule = self._matching(ctx.deny_rules, subject, tool_input)
+        rule = self._matching(ctx.deny_rules, subject, tool_input, tool_state)
         if rule is not None:
             return PermissionDecision(
                 behavior=PermissionBehavior.DENY, reason=f"denied by rule `{rule}`", rule=rule
             )
-        rule = self._matching(ctx.ask_rules, subject, tool_input)
+        rule = self._matching(ctx.ask_rules, subject, tool_input, tool_state)
         if rule is not None:
             return PermissionDecision(
                 behavior=PermissionBehavior.ASK, reason=f"rule `{rule}` asks", rule=rule
             )
+        own = await subject.check_permissions(tool_input, ctx, tool_state)
+        if own.behavior is PermissionBehavior.DENY:
+            return own
         if ctx.mode is PermissionMode.BYPASS:
             return PermissionDecision(behavior=PermissionBehavior.ALLOW, reason="bypass mode")
-        read_only = subject.is_read_only_call(tool_input)
-        if ctx.mode is PermissionMode.EXPLORE and not read_only:
+        if ctx.mode is PermissionMode.EXPLORE and not subject.is_read_only_call(tool_input):
             return PermissionDecision(
                 behavior=PermissionBehavior.DENY,
-                reason=f"{subject.name} changes things and the session is in explore (read-only) mode",
+                reason=f"{subject.name} changes things and the session is in explore "
+                "(read-only) mode",
             )
-        rule = self._matching(ctx.allow_rules, subject, tool_input)
+        if own.behavior is not PermissionBehavior.ASK:
+            return own
+        rule = self._matching(
+            ctx.allow_rules, subject, tool_input, tool_state, bare=not own.safety_check
+        )
         if rule is not None:
             return PermissionDecision(
                 behavior=PermissionBehavior.ALLOW, reason=f"allowed by rule `{rule}`", rule=rule
             )
-        return await subject.check_permissions(tool_input, ctx, self._tool_state)
+        return own

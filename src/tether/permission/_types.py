@@ -51,7 +51,7 @@ class PermissionRule(BaseModel):
     Examples: `Bash(git diff:*)`, `Read(src/**)`, `mcp__git__git_status`.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     tool_name: str
     """The tool the rule applies to."""
@@ -114,7 +114,7 @@ class PermissionContext(BaseModel):
     Rules may be given as `PermissionRule`s or in their text form.
     """
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     mode: PermissionMode = PermissionMode.DEFAULT
     """How calls that no rule decides are treated."""
@@ -146,7 +146,7 @@ class PermissionContext(BaseModel):
 class PermissionDecision(BaseModel):
     """The engine's answer for one tool call."""
 
-    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     behavior: PermissionBehavior
     """Allow, ask or deny."""
@@ -156,3 +156,6 @@ class PermissionDecision(BaseModel):
     """The rule that decided, if one did."""
     suggested_rules: list[PermissionRule] = Field(default_factory=list)
     """Rules the user may accept so that similar calls run without asking."""
+    safety_check: bool = False
+    """True when an ASK comes from a safety check (a sensitive path): a bare `Tool` allow
+    rule does not silence it, only a rule whose specifier names the path (or BYPASS)."""

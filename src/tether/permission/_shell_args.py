@@ -1,0 +1,87 @@
+"""Which words of a simple command may name files it uses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tether.permission._shell_words import ShellWord
+
+__all__ = ["PathArgs", "path_args"]
+
+
+@dataclass(frozen=True, slots=True)
+class PathArgs:
+    """The words of a command that may name files (an over-approximation)."""
+
+    paths: tuple[str, ...] = ()
+    """Static candidates: each argument, and the part after `=` (`--file=x`, `if=x`)."""
+    weak: tuple[str, ...] = ()
+    """Values glued to short options (`-fx`), which may or may not be paths."""
+    globs: tuple[str, ...] = ()
+    """Arguments with unquoted glob characters (`*.py`)."""
+    unknown: bool = False
+    """True if some argument is computed at run time, so its files can't be checked."""
+
+
+def _plain(value: str, tilde: bool) -> str | None:
+    if not value or value == "-":
+        return None
+    if value.startswith("~") and not tilde:
+        return "./" + value  # a quoted `~` is a plain name in the current directory
+    return value
+
+
+def _looks_like_path(value: str) -> bool:
+    return "/" in value or value.startswith(("~", "."))
+
+
+def _add(target: list[str], value: str | None) -> None:
+    if value is not None and value not in target:
+        target.append(value)
+
+
+def _glued(value: str, paths: list[str], weak: list[str]) -> None:
+    """`-f/etc/shadow`, `-rf~/.ssh/x`: the value of a short option may be glued on."""
+    glued = value[2:]
+    _add(paths if _looks_like_path(glued) else weak, _plain(glued, False))
+    for i, char in enumerate(value[2:], start=2):
+        if char in "/~." and i > 2:
+            _add(paths, _plain(value[i:], char == "~"))
+            break
+
+
+def _positional(value: str, tilde: bool, paths: list[str], git: bool) -> None:
+    _add(paths, _plain(value, tilde))
+    if "=" in value:
+        _add(paths, _plain(value.split("=", 1)[1], False))  # `if=/dev/sda`, `--x=y` after --
+    if git and ":" in value:
+        _add(paths, _plain(value.split(":", 1)[1], False))  # `git show HEAD:secret.txt`
+
+
+def path_args(words: tuple[ShellWord, ...], *, git: bool = False) -> PathArgs:
+    """Every argument (all words after the first) that might be a path the command uses."""
+    paths: list[str] = []
+    weak: list[str] = []
+    globs: list[str] = []
+    unknown = False
+    options_done = False
+    subcommand_pending = git  # `git status`: the subcommand is not a path
+    for word in words[1:]:
+        value = word.value
+        if value is None:
+            unknown = True
+        elif word.glob:
+            globs.append(value)
+        elif options_done or not value.startswith("-") or value == "-":
+            if subcommand_pending:
+                subcommand_pending = False
+            else:
+                _positional(value, word.tilde, paths, git)
+        elif value == "--":
+            options_done = True
+        elif value.startswith("--"):
+            if "=" in value:
+                _add(paths, _plain(value.split("=", 1)[1], False))
+        elif len(value) > 2:
+            _glued(value, paths, weak)
+    return PathArgs(paths=tuple(paths), weak=tuple(weak), globs=tuple(globs), unknown=unknown)
