@@ -1,0 +1,224 @@
+"""`Grep`: search file contents with ripgrep."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+import shutil
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tether.tool._base import ToolContext, ToolOutput
+from tether.tool.builtin._common import FileToolBase, error, resolve_path
+
+__all__ = ["Grep", "GrepInput", "find_ripgrep"]
+
+_COLLECT_FILES = 20_000
+"""Paths gathered (then sorted by mtime) before the result cap is applied."""
+
+
+@functools.cache
+def find_ripgrep() -> str | None:
+    """The `rg` binary: the one the `ripgrep` package installed, else the one on PATH."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    try:
+        files = distribution("ripgrep").files or []
+    except PackageNotFoundError:
+        files = []
+    for file in files:
+        if file.name in ("rg", "rg.exe"):
+            located = os.path.realpath(str(file.locate()))
+            if os.access(located, os.X_OK):
+                return located
+    return shutil.which("rg")
+
+
+class GrepInput(BaseModel):
+    """Arguments of `Grep` (the short flags are the ripgrep/grep ones)."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    pattern: str
+    """Regular expression to search for (Rust regex syntax, like ripgrep: escape literal
+    braces and parentheses, e.g. `interface\\{\\}` or `foo\\(`)."""
+    path: str | None = None
+    """File or directory to search, absolute or relative to the working directory.
+    Defaults to the working directory."""
+    glob: str | None = None
+    """Only search files whose path matches this glob, e.g. `*.py` or `src/**/*.{ts,tsx}`."""
+    type: str | None = None
+    """Only search files of this ripgrep type, e.g. `py`, `js`, `rust`, `go` (faster than
+    a glob for common languages)."""
+    output_mode: Literal["files_with_matches", "content", "count"] = "files_with_matches"
+    """`files_with_matches` (default): the paths of matching files, most recently modified
+    first. `content`: the matching lines as `path:line:text` (context lines use `-`).
+    `count`: the number of matching lines per file."""
+    case_insensitive: bool = Field(default=False, alias="-i")
+    """Ignore case."""
+    line_numbers: bool = Field(default=True, alias="-n")
+    """Show line numbers in `content` mode (on by default)."""
+    after: int | None = Field(default=None, alias="-A", ge=0)
+    """Lines of context to show after each match (`content` mode)."""
+    before: int | None = Field(default=None, alias="-B", ge=0)
+    """Lines of context to show before each match (`content` mode)."""
+    context: int | None = Field(default=None, alias="-C", ge=0)
+    """Lines of context to show before and after each match (`content` mode)."""
+    head_limit: int | None = Field(default=None, ge=1)
+    """Return at most this many lines/entries. Defaults to the tool's cap."""
+
+
+class Grep(FileToolBase):
+    """Search file contents with ripgrep; honours .gitignore, skips `.git`.
+
+    Args:
+        max_results: Lines or entries returned when the call gives no `head_limit`.
+        max_chars: Characters of output per call, whatever `head_limit` says.
+    """
+
+    name = "Grep"
+    input_model = GrepInput
+    is_read_only = True
+    is_concurrency_safe = True
+    access = "read"
+
+    def __init__(self, *, max_results: int = 250, max_chars: int = 50_000) -> None:
+        self.max_results = max_results
+        self.max_chars = max_chars
+        self.description = (
+            "Search file contents with a regular expression (ripgrep). Use it instead of "
+            "running grep or rg through Bash.\n"
+            "- `pattern` is a Rust regex; `path` defaults to the working directory; filter "
+            "files with `glob` (e.g. `*.py`) or `type` (e.g. `py`).\n"
+            "- `output_mode`: `files_with_matches` (default, paths newest first), `content` "
+            "(matching lines with line numbers; `-A`/`-B`/`-C` add context lines) or "
+            "`count` (matching lines per file). `-i` ignores case.\n"
+            "- Files ignored by .gitignore and the `.git` directory are skipped; hidden "
+            "files are searched.\n"
+            f"- At most {max_results} lines/entries are returned unless `head_limit` says "
+            f"otherwise, and never more than {max_chars} characters; narrow the search if "
+            "the result says it was cut."
+        )
+
+    def target_path(self, tool_input: BaseModel) -> str:
+        """The path searched, as the call gives it."""
+        assert isinstance(tool_input, GrepInput)
+        return tool_input.path or "."
+
+    def _argv(self, rg: str, args: GrepInput, path: str) -> list[str]:
+        argv = [rg, "--no-config", "--color=never", "--hidden", "--no-require-git"]
+        argv += ["--glob=!.git", "--max-columns=500", "--max-columns-preview"]
+        if args.output_mode == "files_with_matches":
+            argv.append("--files-with-matches")
+        elif args.output_mode == "count":
+            argv += ["--count", "--with-filename"]
+        else:
+            argv += ["--no-heading", "--with-filename"]
+            argv.append("--line-number" if args.line_numbers else "--no-line-number")
+            for flag, value in (("-A", args.after), ("-B", args.before), ("-C", args.context)):
+                if value is not None:
+                    argv.append(f"{flag}{value}")
+        if args.case_insensitive:
+            argv.append("--ignore-case")
+        if args.glob:
+            argv.append(f"--glob={args.glob}")
+        if args.type:
+            argv.append(f"--type={args.type}")
+        return [*argv, "-e", args.pattern, "--", path]
+
+    async def call(self, tool_input: BaseModel, context: ToolContext) -> ToolOutput:
+        """Run ripgrep and format what it found."""
+        assert isinstance(tool_input, GrepInput)
+        rg = find_ripgrep()
+        if rg is None:
+            return error("ripgrep (`rg`) is not installed, so Grep cannot run; use Bash grep.")
+        path = resolve_path(tool_input.path or ".", context.cwd)
+        if not await asyncio.to_thread(path.exists):
+            return error(f"Path does not exist: {path}. Check it, or find files with Glob.")
+        limit = tool_input.head_limit or self.max_results
+        files_mode = tool_input.output_mode == "files_with_matches"
+        lines, cut, code, stderr = await _run(
+            self._argv(rg, tool_input, str(path)),
+            cwd=context.cwd,
+            max_lines=_COLLECT_FILES if files_mode else limit,
+            max_chars=None if files_mode else self.max_chars,
+        )
+        if not lines:
+            if code == 1 or (code == 0 and not stderr):
+                return "No matches found."
+            return error(f"ripgrep failed (exit code {code}): {stderr.strip()[:2000]}")
+        if files_mode:
+            lines = await asyncio.to_thread(_newest_first, lines)
+            cut = cut or len(lines) > limit
+            lines = lines[:limit]
+        return self._format(tool_input.output_mode, lines, cut, limit)
+
+    def _format(self, mode: str, lines: list[str], cut: bool, limit: int) -> str:
+        if mode == "files_with_matches":
+            head = f"{len(lines)} file{'s' if len(lines) != 1 else ''} match"
+            text = head + (" (newest first):\n" if len(lines) > 1 else ":\n") + "\n".join(lines)
+        elif mode == "count":
+            total = sum(int(line.rpartition(":")[2] or 0) for line in lines)
+            text = "\n".join(lines) + f"\n\n{total} matching lines in {len(lines)} files."
+        else:
+            text = "\n".join(lines)
+        if cut:
+            text += (
+                f"\n\n[Results cut at {limit} lines/entries or {self.max_chars} characters. "
+                "Narrow the search with `path`, `glob` or `type`, or raise `head_limit`.]"
+            )
+        return text
+
+
+def _newest_first(paths: list[str]) -> list[str]:
+    def mtime(path: str) -> float:
+        try:
+            return os.stat(path).st_mtime
+        except OSError:
+            return 0.0
+
+    return sorted(paths, key=lambda p: (-mtime(p), p))
+
+
+async def _drain(stream: asyncio.StreamReader, keep: int) -> str:
+    kept = bytearray()
+    while chunk := await stream.read(1 << 16):
+        if len(kept) < keep:
+            kept += chunk[: keep - len(kept)]
+    return kept.decode("utf-8", errors="replace")
+
+
+async def _run(
+    argv: list[str], *, cwd: str, max_lines: int, max_chars: int | None
+) -> tuple[list[str], bool, int, str]:
+    """Run rg; returns (lines, cut short, exit code, stderr). Stops rg once enough is read."""
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        limit=1 << 20,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    lines: list[str] = []
+    used, cut = 0, False
+    try:
+        async with asyncio.TaskGroup() as group:
+            stderr_task = group.create_task(_drain(proc.stderr, 8192))
+            while raw := await proc.stdout.readline():
+                line = raw.decode("utf-8", errors="replace").rstrip("\n")
+                used += len(line) + 1
+                if len(lines) >= max_lines or (max_chars is not None and used > max_chars):
+                    cut = True
+                    proc.kill()
+                    break
+                lines.append(line)
+            code = await proc.wait()
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    return lines, cut, code, stderr_task.result()
