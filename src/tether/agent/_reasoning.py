@@ -45,7 +45,14 @@ async def build_system_prompt(run: Run, view: ToolkitView) -> str:
     return prompt
 
 
-async def compress(run: Run, system_prompt: str, *, force: bool, config: Any) -> AgentEvent | None:
+async def compress(
+    run: Run,
+    system_prompt: str,
+    *,
+    force: bool,
+    config: Any,
+    tools: list[dict[str, Any]] | None = None,
+) -> AgentEvent | None:
     """Compress the context through the `on_compress_context` hooks."""
     agent = run.agent
     reply_id = run.state.reply.reply_id if run.state.reply else None
@@ -60,6 +67,7 @@ async def compress(run: Run, system_prompt: str, *, force: bool, config: Any) ->
                 system_prompt=system_prompt,
                 reply_id=call.reply_id,
                 force=force,
+                tools=tools or (),
             )
         )
 
@@ -109,9 +117,12 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
     agent, state, reply_id = run.agent, run.state, run.reply_id
     view = await agent.toolkit_view(state, run.structured_model)
     system_prompt = await build_system_prompt(run, view)
-    compressed = await compress(run, system_prompt, force=False, config=agent.context_config)
+    compressed = await compress(
+        run, system_prompt, force=False, config=agent.context_config, tools=view.schemas
+    )
     if compressed is not None:
         yield compressed
+        system_prompt = await build_system_prompt(run, view)  # it carries the new summary
     tools = [] if action.forced_final else view.schemas
     hint = FORCED_FINAL_HINT if action.forced_final else None
     if run.cursor.structured_reminder:

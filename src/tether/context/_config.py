@@ -10,13 +10,14 @@ __all__ = ["ContextConfig"]
 
 
 class ContextConfig(BaseModel):
-    """Context budget settings.
+    """Context budget settings, as shares of the model's `context_length`.
 
-    Defaults: compress at 80% of the model's context window, keep the most recent 20%
-    verbatim, cut tool results longer than 5,000 tokens.
+    Defaults: compress when the context passes 80% of the window, keep the most recent
+    20% verbatim, let the summary of the rest take at most 10%, and cut tool results
+    longer than 5,000 tokens. `0 < reserve_ratio < trigger_ratio <= 1` is required.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
     trigger_ratio: float = 0.8
     """Compress when the context passes this share of `model.context_length`."""
@@ -24,6 +25,9 @@ class ContextConfig(BaseModel):
     """After compressing, keep this share of the window of recent messages verbatim."""
     tool_result_limit: int = 5_000
     """Tool results longer than this many tokens are truncated in the context."""
+    summary_ratio: float = 0.1
+    """The summary may take at most this share of the window (and never more than half
+    of the room between `reserve_ratio` and `trigger_ratio`)."""
 
     @model_validator(mode="after")
     def _check(self) -> ContextConfig:
@@ -36,4 +40,21 @@ class ContextConfig(BaseModel):
             raise ConfigError(
                 f"ContextConfig.tool_result_limit must be at least 1, got {self.tool_result_limit}"
             )
+        if not 0 < self.summary_ratio < 1:
+            raise ConfigError(
+                f"ContextConfig.summary_ratio must be between 0 and 1, got {self.summary_ratio}"
+            )
         return self
+
+    def threshold(self, context_length: int) -> int:
+        """Tokens above which the context is compressed."""
+        return int(self.trigger_ratio * context_length)
+
+    def reserve(self, context_length: int) -> int:
+        """Tokens of recent messages kept verbatim by a compression."""
+        return int(self.reserve_ratio * context_length)
+
+    def summary_budget(self, context_length: int) -> int:
+        """The most tokens a summary may take."""
+        room = (self.trigger_ratio - self.reserve_ratio) / 2
+        return max(round(min(self.summary_ratio, room) * context_length), 64)

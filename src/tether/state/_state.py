@@ -65,9 +65,12 @@ class AgentState(BaseModel):
     usage: ChatUsage = Field(default_factory=ChatUsage)
     """Tokens spent by every model call of the session."""
     token_anchor: int = 0
-    """Context tokens the provider reported for the last call (input + output)."""
+    """Tokens of the whole request as last measured: what the provider reported for the
+    last call (input + output, so system prompt and tools included), or after a
+    compression tether's estimate of the system prompt and tools. 0 while unknown
+    (then the context manager adds its own estimate of the prompt)."""
     tokens_since_anchor: int = 0
-    """Estimated tokens added to the context since that call."""
+    """Estimated tokens of the messages added to the context since the anchor."""
 
     @classmethod
     def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> AgentState:
@@ -110,12 +113,28 @@ class AgentState(BaseModel):
             self.token_anchor = usage.input_tokens + usage.output_tokens
             self.tokens_since_anchor = 0
 
-    def replace_context(self, messages: list[Msg], summary: str | None) -> None:
-        """Swap the context (after compression), re-estimating its tokens once."""
+    def replace_context(
+        self,
+        messages: list[Msg],
+        summary: str | None,
+        *,
+        base_tokens: int = 0,
+        message_tokens: int | None = None,
+    ) -> None:
+        """Swap the context (after compression) and re-anchor the token count.
+
+        `base_tokens` estimates what the request carries besides the messages (system
+        prompt with the new summary, tool schemas); `message_tokens` is the messages'
+        estimate if the caller already has it (else they are estimated once here).
+        """
         self.context = messages
         self.summary = summary
-        self.token_anchor = 0
-        self.tokens_since_anchor = sum(estimate_msg_tokens(m) for m in messages)
+        self.token_anchor = base_tokens
+        self.tokens_since_anchor = (
+            message_tokens
+            if message_tokens is not None
+            else sum(estimate_msg_tokens(m) for m in messages)
+        )
 
     def reply_msg(self) -> Msg | None:
         """The assistant message of the reply in progress, if any."""
