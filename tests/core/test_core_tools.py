@@ -10,11 +10,11 @@ from pydantic import BaseModel
 
 from tether.agent import Agent
 from tether.errors import ConfigError, DuplicateToolError
-from tether.event import EventType
+from tether.event import CustomEvent, EventType
 from tether.message import AssistantMsg, ToolCallBlock, ToolResultState, UserMsg
 from tether.model import ScriptedChatModel
 from tether.state import AgentState
-from tether.tool import ArgumentError, FunctionTool, Toolkit, parse_arguments, tool
+from tether.tool import ArgumentError, FunctionTool, ToolContext, Toolkit, parse_arguments, tool
 
 call = ScriptedChatModel.tool_call
 
@@ -225,3 +225,31 @@ async def test_scripted_model_takes_callables() -> None:
     agent = Agent(name="bot", system_prompt="p", model=model)
     assert (await agent.reply(UserMsg("user", "hello"))).get_text_content() == "you said hello"
     assert (await agent.reply(UserMsg("user", "again"))).get_text_content() == "5 messages"
+
+
+async def test_a_lone_tools_events_stream_while_it_runs() -> None:
+    gate = asyncio.Event()
+
+    @tool
+    async def long_job(context: ToolContext) -> str:
+        """Report progress, then wait to be released."""
+        await context.emit(
+            CustomEvent(reply_id=context.reply_id, name="progress", data={"pct": 10})
+        )
+        await gate.wait()
+        return "finished"
+
+    model = ScriptedChatModel([AssistantMsg("a", [call("long_job")]), AssistantMsg("a", "ok")])
+    agent = Agent(name="bot", system_prompt="p", model=model, toolkit=Toolkit(tools=[long_job]))
+
+    async def consume() -> list:
+        seen = []
+        async for event in agent.reply_stream(UserMsg("user", "x")):
+            seen.append(event.type)
+            if event.type is EventType.CUSTOM:
+                gate.set()  # only reachable if progress arrives before the result
+        return seen
+
+    seen = await asyncio.wait_for(consume(), timeout=10)
+    assert long_job.takes_context
+    assert seen.index(EventType.CUSTOM) < seen.index(EventType.TOOL_RESULT_END)

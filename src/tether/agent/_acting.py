@@ -14,6 +14,7 @@ from tether.middleware import ActingCall, PermissionCall, chain_awaitable, chain
 from tether.permission import PermissionBehavior, PermissionDecision, PermissionEngine
 from tether.tool import (
     ArgumentError,
+    FunctionTool,
     ToolBase,
     ToolContext,
     ToolkitView,
@@ -172,35 +173,32 @@ def _events(
     )
 
 
+def _cannot_emit(tool: ToolBase) -> bool:
+    # A function tool without a ToolContext parameter has no way to emit events, so it
+    # can run inline; anything else runs behind a queue so its events stream live.
+    return isinstance(tool, FunctionTool) and not tool.takes_context
+
+
 async def _run_alone(
     run: Run, call: ToolCallBlock, tool: ToolBase, args: dict[str, Any] | None
 ) -> AsyncIterator[AgentEvent]:
-    """Run one call inline (no task, no queue); events it emits are passed on in order."""
-    emitted: list[AgentEvent] = []
-
-    async def emit(event: AgentEvent) -> None:
-        emitted.append(event)
-
+    """Run one call inline (no task, no queue): only for tools that cannot emit events."""
     try:
-        async for event in _events(run, call, tool, args, emit):
-            while emitted:
-                yield emitted.pop(0)
+        async for event in _events(run, call, tool, args, None):
             if isinstance(event, ToolResultEndEvent) and event.block_id == call.id:
                 await commit_result(run, call, event.tool_result)
             yield event
-        while emitted:
-            yield emitted.pop(0)
     finally:
+        await _interrupt_unfinished(run, [call])
+
+
+async def _interrupt_unfinished(run: Run, calls: list[ToolCallBlock]) -> None:
+    for call in calls:
         if call.state is not ToolCallState.FINISHED:
-            await commit_result(
-                run,
-                call,
-                error_result(
-                    call,
-                    "The call was interrupted before it finished.",
-                    ToolResultState.INTERRUPTED,
-                ),
+            result = error_result(
+                call, "The call was interrupted before it finished.", ToolResultState.INTERRUPTED
             )
+            await commit_result(run, call, result)
 
 
 async def _execute(
@@ -220,7 +218,7 @@ async def _execute(
             await queue.put(_DONE)
 
     by_id = {call.id: call for call, _, _ in calls}
-    if len(calls) == 1:
+    if len(calls) == 1 and _cannot_emit(calls[0][1]):
         async for event in _run_alone(run, *calls[0]):
             yield event
         return
@@ -241,14 +239,4 @@ async def _execute(
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        for call, _, _ in calls:
-            if call.state is not ToolCallState.FINISHED:
-                await commit_result(
-                    run,
-                    call,
-                    error_result(
-                        call,
-                        "The call was interrupted before it finished.",
-                        ToolResultState.INTERRUPTED,
-                    ),
-                )
+        await _interrupt_unfinished(run, [call for call, _, _ in calls])

@@ -115,6 +115,11 @@ class FunctionTool(ToolBase):
         )
         self._fields = tuple(self.input_model.model_fields)
 
+    @property
+    def takes_context(self) -> bool:
+        """Whether the function receives the `ToolContext` (and so may emit events)."""
+        return self._ctx_param is not None
+
     def call(
         self, tool_input: BaseModel, context: ToolContext
     ) -> Awaitable[ToolOutput] | AsyncIterator[ToolChunk]:

@@ -1,0 +1,129 @@
+"""`MCPTool`: one tool of an MCP server, as the model and the permission engine see it."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from tether.message import Base64Source, DataBlock, TextBlock, ToolResultBlock, ToolResultState
+from tether.permission import (
+    PermissionBehavior,
+    PermissionContext,
+    PermissionDecision,
+    PermissionRule,
+)
+from tether.tool import ToolBase, ToolContext, ToolOutput
+
+__all__ = ["MCPArguments", "MCPTool", "convert_result", "tool_name"]
+
+_INVALID = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def tool_name(server: str, tool: str) -> str:
+    """The name the model calls a server's tool by: `mcp__<server>__<tool>`.
+
+    Characters providers reject in tool names become `_`.
+    """
+    return f"mcp__{server}__{_INVALID.sub('_', tool)}"
+
+
+class MCPArguments(BaseModel):
+    """Whatever the server's input schema allows (the server validates the arguments)."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+CallFn = Callable[[str, dict[str, Any], ToolContext], Awaitable[ToolOutput]]
+
+
+class MCPTool(ToolBase):
+    """A tool offered by an MCP server; calls go through its `MCPClient`."""
+
+    input_model = MCPArguments
+
+    def __init__(self, server: str, spec: Any, call: CallFn) -> None:
+        self.server = server
+        self.remote_name: str = spec.name
+        """The tool's name on the server."""
+        self.name = tool_name(server, spec.name)
+        self.description = spec.description or spec.title or f"Tool {spec.name!r} of {server!r}."
+        schema = dict(spec.input_schema or {})
+        schema.setdefault("type", "object")
+        schema.setdefault("properties", {})
+        self._schema = schema
+        annotations = spec.annotations
+        self.is_read_only = bool(annotations is not None and annotations.read_only_hint)
+        # One session multiplexes requests, so read-only calls may overlap.
+        self.is_concurrency_safe = self.is_read_only
+        self._call = call
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        """The server's JSON schema for the arguments, unchanged."""
+        return self._schema
+
+    async def check_permissions(
+        self,
+        tool_input: dict[str, Any],
+        context: PermissionContext,
+        tool_state: Mapping[str, Any] | None = None,
+    ) -> PermissionDecision:
+        """Read-only tools (by the server's `readOnlyHint`) run; others ask."""
+        if self.is_read_only:
+            return PermissionDecision(
+                behavior=PermissionBehavior.ALLOW, reason=f"{self.name} is read-only"
+            )
+        return PermissionDecision(
+            behavior=PermissionBehavior.ASK,
+            reason=f"{self.name} may change things on MCP server {self.server!r}",
+            suggested_rules=self.generate_suggestions(tool_input, context, tool_state),
+        )
+
+    def generate_suggestions(
+        self,
+        tool_input: dict[str, Any],
+        context: PermissionContext,
+        tool_state: Mapping[str, Any] | None = None,
+    ) -> list[PermissionRule]:
+        """Allow this tool from now on: `mcp__<server>__<tool>`."""
+        return [PermissionRule(tool_name=self.name, source="session")]
+
+    async def call(self, tool_input: BaseModel, context: ToolContext) -> ToolOutput:
+        """Call the tool on the server."""
+        return await self._call(self.remote_name, tool_input.model_dump(), context)
+
+
+def _content_block(item: Any) -> TextBlock | DataBlock:
+    kind = getattr(item, "type", None)
+    if kind == "text":
+        return TextBlock(text=item.text)
+    if kind in ("image", "audio"):
+        return DataBlock(source=Base64Source(media_type=item.mime_type, data=item.data))
+    if kind == "resource":
+        resource = item.resource
+        text = getattr(resource, "text", None)
+        if text is not None:
+            return TextBlock(text=text)
+        media = resource.mime_type or "application/octet-stream"
+        return DataBlock(source=Base64Source(media_type=media, data=resource.blob))
+    if kind == "resource_link":
+        return TextBlock(text=f"[resource {item.name}: {item.uri}]")
+    return TextBlock(text=json.dumps(item.model_dump(mode="json", by_alias=True), default=str))
+
+
+def convert_result(result: Any) -> ToolResultBlock:
+    """A `CallToolResult` as a tool result (id and name are filled in by the runner)."""
+    blocks = [_content_block(item) for item in result.content]
+    if not blocks and result.structured_content is not None:
+        blocks = [TextBlock(text=json.dumps(result.structured_content, ensure_ascii=False))]
+    output: str | list[TextBlock | DataBlock]
+    if all(isinstance(b, TextBlock) for b in blocks):
+        output = "\n".join(b.text for b in blocks if isinstance(b, TextBlock))
+    else:
+        output = blocks
+    state = ToolResultState.ERROR if result.is_error else ToolResultState.SUCCESS
+    return ToolResultBlock(id="", name="", output=output, state=state)

@@ -1,0 +1,186 @@
+"""Open one MCP session with the official SDK (imported here, on first use only)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+from tether.errors import MCPConnectionError, MissingDependencyError
+from tether.mcp._config import HttpMCPConfig, MCPConfig, StdioMCPConfig
+
+if TYPE_CHECKING:
+    from mcp import Client
+
+__all__ = ["leaf_errors", "open_client"]
+
+MessageHandler = Callable[[Any], Awaitable[None]]
+
+
+def leaf_errors(exc: BaseException) -> list[BaseException]:
+    """The exceptions inside (nested) exception groups, or `[exc]`."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for sub in exc.exceptions for leaf in leaf_errors(sub)]
+    return [exc]
+
+
+def describe(exc: BaseException) -> str:
+    """A one-line account of a (possibly grouped) failure."""
+    leaves = leaf_errors(exc)
+    return "; ".join(f"{type(e).__name__}: {e}" if str(e) else type(e).__name__ for e in leaves)
+
+
+class _WatchedReadStream:
+    """Forwards a transport's read stream and sets `dropped` when it ends."""
+
+    def __init__(self, inner: Any, dropped: asyncio.Event) -> None:
+        self._inner = inner
+        self._dropped = dropped
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        try:
+            return await self._inner.receive()
+        except BaseException:
+            self._dropped.set()
+            raise
+
+    async def aclose(self) -> None:
+        self._dropped.set()
+        await self._inner.aclose()
+
+    def __aiter__(self) -> _WatchedReadStream:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self._inner.__anext__()
+        except BaseException:
+            self._dropped.set()
+            raise
+
+    async def __aenter__(self) -> _WatchedReadStream:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+@asynccontextmanager
+async def _watched(transport: Any, dropped: asyncio.Event | None) -> AsyncIterator[Any]:
+    async with transport as (read_stream, write_stream):
+        if dropped is None:
+            yield read_stream, write_stream
+        else:
+            yield _WatchedReadStream(read_stream, dropped), write_stream
+
+
+def _stdio_transport(config: StdioMCPConfig) -> Any:
+    from mcp import StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(
+        command=config.command, args=list(config.args), env=config.env, cwd=config.cwd
+    )
+    return stdio_client(params)
+
+
+async def _http_transport(config: HttpMCPConfig, sse: bool, stack: AsyncExitStack) -> Any:
+    import httpx2
+
+    timeout = httpx2.Timeout(config.timeout, read=max(300.0, config.timeout))
+    if sse:
+        from mcp.client.sse import sse_client
+
+        return sse_client(config.url, headers=config.headers, timeout=config.timeout)
+    from mcp.client.streamable_http import streamable_http_client
+
+    http = await stack.enter_async_context(
+        httpx2.AsyncClient(headers=config.headers, timeout=timeout)
+    )
+    return streamable_http_client(config.url, http_client=http)
+
+
+def _is_unreachable(exc: BaseException) -> bool:
+    """True when nothing answered at all (no point trying another HTTP transport)."""
+    return any(
+        isinstance(e, OSError | TimeoutError)
+        or type(e).__name__ in ("ConnectError", "ConnectTimeout")
+        for e in leaf_errors(exc)
+    )
+
+
+async def _enter(
+    stack: AsyncExitStack,
+    config: MCPConfig,
+    sse: bool,
+    handler: MessageHandler | None,
+    dropped: asyncio.Event | None,
+) -> Client:
+    from mcp import Client
+
+    if isinstance(config, StdioMCPConfig):
+        transport = _stdio_transport(config)
+    else:
+        transport = await _http_transport(config, sse, stack)
+    watched: Any = _watched(transport, dropped)
+    handler_fn: Any = handler
+    client = Client(watched, message_handler=handler_fn, cache=None)
+    return await stack.enter_async_context(client)
+
+
+def _unreachable(name: str, config: MCPConfig, exc: BaseException) -> MCPConnectionError:
+    where = (
+        f"`{config.command} {' '.join(config.args)}`".strip()
+        if isinstance(config, StdioMCPConfig)
+        else config.url
+    )
+    return MCPConnectionError(
+        f"MCP server {name!r} could not be reached at {where} ({describe(exc)}); check that "
+        "it runs and the config is right, or pass `is_optional=True` to start without it"
+    )
+
+
+@asynccontextmanager
+async def _open(
+    name: str, config: MCPConfig, handler: MessageHandler | None, dropped: asyncio.Event | None
+) -> AsyncIterator[Client]:
+    try:
+        import mcp  # noqa: F401
+    except ImportError as exc:
+        raise MissingDependencyError("mcp", "mcp", "MCPClient") from exc
+    sse_first = isinstance(config, HttpMCPConfig) and config.transport == "sse"
+    can_fall_back = isinstance(config, HttpMCPConfig) and config.transport == "auto"
+    async with AsyncExitStack() as stack:
+        try:
+            client = await _enter(stack, config, sse_first, handler, dropped)
+        except Exception as exc:
+            if not can_fall_back or _is_unreachable(exc):
+                raise _unreachable(name, config, exc) from exc
+            await stack.aclose()
+            if dropped is not None:
+                dropped.clear()  # the failed attempt's stream ended, not this session's
+            try:
+                client = await _enter(stack, config, True, handler, dropped)
+            except Exception as sse_exc:
+                raise _unreachable(name, config, exc) from sse_exc
+        yield client
+
+
+def open_client(
+    name: str,
+    config: MCPConfig,
+    handler: MessageHandler | None = None,
+    dropped: asyncio.Event | None = None,
+) -> AbstractAsyncContextManager[Client]:
+    """Connect and negotiate; the caller's task must also be the one that exits it.
+
+    `dropped` is set when the server's stream ends. Connection failures raise
+    `MCPConnectionError` naming the server; with `transport="auto"` an HTTP server that
+    rejects streamable HTTP is tried again over legacy SSE.
+    """
+    return _open(name, config, handler, dropped)
