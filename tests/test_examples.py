@@ -26,6 +26,14 @@ EXPECTED = {
         "You are in Hangzhou.",
     ],
     "readme_example.py": ["2 + 3 = 5"],
+    "seed_context.py": ["compressed: ", "summary: ## Goal"],
+    "seed_tools.py": [
+        "[calling Read]",
+        "[calling Grep]",
+        "[calling Edit]",
+        "[calling Bash]",
+        "Done. The script now prints: Hi, world",
+    ],
 }
 
 

@@ -12,7 +12,7 @@ import tether
 PACKAGES = sorted(
     name
     for _, name, is_pkg in pkgutil.walk_packages(tether.__path__, "tether.")
-    if is_pkg and ".builtin" not in name and ".providers" not in name
+    if is_pkg and ".providers" not in name
 ) + ["tether"]
 
 SEED_IMPORTS = {

@@ -3,3 +3,5 @@
 `tether.testing.storage_conformance` holds the tests every session storage must pass
 (it needs `pytest` and `pytest-asyncio`; import it only from tests).
 """
+
+__all__: list[str] = []
