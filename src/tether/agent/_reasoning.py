@@ -78,9 +78,22 @@ async def compress(
     return result
 
 
+_SYSTEM_MSGS: dict[str, SystemMsg] = {}
+
+
+def _system_msg(prompt: str) -> SystemMsg:
+    """The system message for `prompt`, reused while the prompt text stays the same."""
+    msg = _SYSTEM_MSGS.get(prompt)
+    if msg is None:
+        if len(_SYSTEM_MSGS) >= 256:
+            _SYSTEM_MSGS.clear()
+        msg = _SYSTEM_MSGS[prompt] = SystemMsg(name="system", content=prompt)
+    return msg
+
+
 def _request_messages(run: Run, system_prompt: str, hint: str | None) -> list[Msg]:
     context = run.state.context
-    messages: list[Msg] = [SystemMsg(name="system", content=system_prompt)]
+    messages: list[Msg] = [_system_msg(system_prompt)]
     messages.extend(context[:-1])
     if context:
         last = context[-1]

@@ -42,6 +42,26 @@ class CompressionRequest:
     """The tool schemas the coming step sends (counted while no usage is anchored)."""
 
 
+_TOOLS_TOKENS: dict[int, tuple[Sequence[dict[str, Any]], int]] = {}
+
+
+def _tools_tokens(tools: Sequence[dict[str, Any]]) -> int:
+    """Estimated tokens of a tool-schema list, memoised by the list's identity.
+
+    The toolkit hands the same list object to every step while its tools don't change,
+    so this is one dictionary lookup per step; the entry keeps the list alive, so its id
+    can't be reused by another list.
+    """
+    hit = _TOOLS_TOKENS.get(id(tools))
+    if hit is not None and hit[0] is tools:
+        return hit[1]
+    tokens = estimate_text_tokens(json.dumps(list(tools)))
+    if len(_TOOLS_TOKENS) >= 64:
+        _TOOLS_TOKENS.clear()
+    _TOOLS_TOKENS[id(tools)] = (tools, tokens)
+    return tokens
+
+
 def _check_system_prompt(req: CompressionRequest) -> tuple[int, int]:
     """(threshold, prompt tokens); `ContextTooLargeError` if the prompt alone passes it."""
     threshold = req.config.threshold(req.model.context_length)
@@ -122,7 +142,7 @@ async def compress_context(req: CompressionRequest) -> ContextCompressedEvent | 
     anchored = state.token_anchor > 0
     if anchored and not req.force and state.estimated_tokens <= threshold:
         return None  # the common path: O(1) beyond the prompt check
-    tools_tokens = estimate_text_tokens(json.dumps(list(req.tools))) if req.tools else 0
+    tools_tokens = _tools_tokens(req.tools) if req.tools else 0
     before = state.estimated_tokens + (0 if anchored else prompt_tokens + tools_tokens)
     if not req.force and before <= threshold:
         return None

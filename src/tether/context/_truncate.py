@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tether.context._config import ContextConfig
-from tether.context._estimate import estimate_block_tokens, estimate_text_tokens
+from tether.context._estimate import _BLOCK_OVERHEAD, estimate_block_tokens, estimate_text_tokens
 from tether.context._offloader import Offloader
 from tether.message import DataBlock, TextBlock, ToolResultBlock
 
@@ -82,6 +82,9 @@ async def fit_tool_result(
     never changed: the streamed events carry the full output.
     """
     limit = config.tool_result_limit
+    output = result.output
+    if isinstance(output, str) and len(output) + _BLOCK_OVERHEAD <= limit:
+        return result  # the estimate never exceeds the length: no need to count
     if result.metadata.get("truncated") or estimate_block_tokens(result) <= limit:
         return result
     text = result.get_text()
@@ -98,11 +101,11 @@ async def fit_tool_result(
     tail = take_tail(text[len(head) :], budget - estimate_text_tokens(head))
     omitted = text[len(head) : len(text) - len(tail)]
     cut = head + _marker(estimate_text_tokens(omitted), len(omitted), path) + tail
-    output: str | list[TextBlock | DataBlock] = [TextBlock(text=cut), *data] if data else cut
+    kept_output: str | list[TextBlock | DataBlock] = [TextBlock(text=cut), *data] if data else cut
     metadata = {
         **result.metadata,
         "truncated": True,
         "original_tokens": estimate_text_tokens(text),
         "offload_path": path,
     }
-    return result.model_copy(update={"output": output, "metadata": metadata})
+    return result.model_copy(update={"output": kept_output, "metadata": metadata})

@@ -51,6 +51,16 @@ def parse_arguments(raw: str) -> dict[str, Any]:
     text = raw.strip()
     if not text:
         return {}
+    try:  # the common case: valid JSON, no repair needed
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        pass
+    else:
+        if isinstance(value, dict):
+            return value
+        raise ArgumentError(
+            f"the arguments must be a JSON object, got {type(value).__name__}: {raw[:200]!r}"
+        )
     fence = _FENCE.match(text)
     if fence:
         text = fence.group(1)
