@@ -149,3 +149,22 @@ async def test_cancelling_the_reply_interrupts_running_tools() -> None:
     final = await agent.reply(None)
     assert final.get_text_content() == "after"
     assert len(model.calls[1].messages[-1].tool_results) == 2
+
+
+async def test_usage_before_a_failure_is_not_output_so_the_call_is_retried() -> None:
+    from tether.message import ChatUsage
+    from tether.model import UsageDelta
+
+    class UsageThenDrop(ScriptedChatModel):
+        async def stream(self, request):  # type: ignore[override]
+            self.calls.append(request)
+            if len(self.calls) == 1:
+                yield UsageDelta(usage=ChatUsage(input_tokens=5))
+                raise ConnectionError("dropped")
+            yield TextDelta(text="second try")
+
+    model = UsageThenDrop([])
+    agent = Agent(name="bot", system_prompt="p", model=model, model_config=ModelConfig(**NO_WAIT))
+    events = [e async for e in agent.reply_stream(UserMsg("user", "x"))]
+    assert [e.attempt for e in events if isinstance(e, ModelRetryEvent)] == [1]
+    assert events[-1].msg.get_text_content() == "second try"

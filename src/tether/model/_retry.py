@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from tether.errors import ContextOverflowError, ModelError, StreamInterruptedError
 from tether.model._base import ChatModelBase
-from tether.model._types import ChatRequest, ModelDelta
+from tether.model._types import ChatRequest, ModelDelta, UsageDelta
 
 __all__ = ["RetryNotice", "RetryPolicy", "stream_with_retries"]
 
@@ -65,7 +65,8 @@ async def stream_with_retries(
             started = False
             try:
                 async for delta in current.stream(request):
-                    started = True
+                    # usage alone is not output: an error after it may still be retried
+                    started = started or not isinstance(delta, UsageDelta)
                     yield delta
                 return
             except asyncio.CancelledError:

@@ -1,0 +1,5 @@
+"""`AnthropicChatModel`: Claude through the Messages API."""
+
+from tether.model.providers._anthropic import AnthropicChatModel
+
+__all__ = ["AnthropicChatModel"]

@@ -1,0 +1,224 @@
+"""`AnthropicChatModel`: Claude through the `anthropic` SDK's Messages API."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, ClassVar
+
+from tether.credential import AnthropicCredential
+from tether.errors import MissingDependencyError, ModelError, ModelRetryableError
+from tether.message import ChatUsage
+from tether.model._types import (
+    ChatRequest,
+    ModelDelta,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    UsageDelta,
+)
+from tether.model.providers._anthropic_format import (
+    format_anthropic_messages,
+    format_anthropic_tool_choice,
+    format_anthropic_tools,
+)
+from tether.model.providers._base import Opened, ProviderChatModel
+from tether.model.providers._errors import parse_retry_after, status_error
+from tether.model.providers._turns import append_hint, forced_tool_reminder, is_forced, split_turns
+
+__all__ = ["AnthropicChatModel"]
+
+_RETRYABLE_TYPES = ("overloaded_error", "api_error", "rate_limit_error", "timeout_error")
+
+
+class _Usage:
+    """Anthropic reports input tokens at the start and output tokens at the end."""
+
+    __slots__ = ("cache_read", "cache_write", "input", "output", "reported", "thinking")
+
+    def __init__(self) -> None:
+        self.input = self.output = self.cache_read = self.cache_write = self.thinking = 0
+        self.reported = False
+
+    def finish(self) -> list[ModelDelta]:
+        """The usage, if the stream ended without a `message_delta` carrying it."""
+        if self.reported or not (self.input or self.output):
+            return []
+        return [UsageDelta(self.update(None))]
+
+    def update(self, usage: Any) -> ChatUsage:
+        self.input = getattr(usage, "input_tokens", None) or self.input
+        self.output = getattr(usage, "output_tokens", None) or self.output
+        self.cache_read = getattr(usage, "cache_read_input_tokens", None) or self.cache_read
+        self.cache_write = getattr(usage, "cache_creation_input_tokens", None) or self.cache_write
+        details = getattr(usage, "output_tokens_details", None)
+        if details is None and getattr(usage, "model_extra", None):
+            details = usage.model_extra.get("output_tokens_details")
+        if isinstance(details, dict):
+            self.thinking = int(details.get("thinking_tokens") or self.thinking)
+        elif details is not None:
+            self.thinking = int(getattr(details, "thinking_tokens", 0) or self.thinking)
+        return ChatUsage(
+            input_tokens=self.input + self.cache_read + self.cache_write,
+            output_tokens=self.output,
+            cache_read_tokens=self.cache_read,
+            cache_write_tokens=self.cache_write,
+            reasoning_tokens=self.thinking,
+        )
+
+
+def _event_deltas(event: Any, usage: _Usage) -> list[ModelDelta]:
+    kind = event.type
+    if kind == "content_block_delta":
+        delta = event.delta
+        dtype = delta.type
+        if dtype == "text_delta":
+            return [TextDelta(delta.text)]
+        if dtype == "input_json_delta":
+            return [ToolCallDelta(index=event.index, arguments=delta.partial_json)]
+        if dtype == "thinking_delta":
+            return [ThinkingDelta(text=delta.thinking)]
+        if dtype == "signature_delta":
+            return [ThinkingDelta(signature=delta.signature)]
+        return []
+    if kind == "content_block_start":
+        block = event.content_block
+        if block.type == "tool_use":
+            return [ToolCallDelta(index=event.index, id=block.id, name=block.name)]
+        if block.type == "text" and block.text:
+            return [TextDelta(block.text)]
+        if block.type == "thinking" and block.thinking:
+            return [ThinkingDelta(text=block.thinking)]
+        return []
+    if kind == "message_start":
+        # Kept, not yielded: a delta before any content would make an error event that
+        # follows (e.g. `overloaded_error`) look like a broken stream instead of a retry.
+        usage.update(event.message.usage)
+        return []
+    if kind == "message_delta" and event.usage is not None:
+        usage.reported = True
+        return [UsageDelta(usage.update(event.usage))]
+    return []
+
+
+def _message_deltas(message: Any) -> list[ModelDelta]:
+    deltas: list[ModelDelta] = []
+    for index, block in enumerate(message.content):
+        if block.type == "text":
+            deltas.append(TextDelta(block.text))
+        elif block.type == "thinking":
+            deltas.append(ThinkingDelta(text=block.thinking, signature=block.signature or None))
+        elif block.type == "tool_use":
+            deltas.append(
+                ToolCallDelta(
+                    index=index, id=block.id, name=block.name, arguments=json.dumps(block.input)
+                )
+            )
+    deltas.append(UsageDelta(_Usage().update(message.usage)))
+    return deltas
+
+
+class AnthropicChatModel(ProviderChatModel[AnthropicCredential]):
+    """Claude through the Messages API, streaming by default.
+
+    `thinking=True` (or a token budget) turns on extended thinking; thinking blocks keep
+    their signatures and are sent back with the next request, as the API requires. The
+    API refuses a forced tool call while thinking: such a request is sent with
+    `tool_choice=auto` and a reminder to call the tool.
+    """
+
+    provider: ClassVar[str] = "Anthropic"
+    credential_type: ClassVar[type[AnthropicCredential]] = AnthropicCredential
+
+    def __init__(
+        self,
+        credential: AnthropicCredential | None = None,
+        model: str = "claude-sonnet-4-6",
+        *,
+        base_url: str | None = None,
+        context_length: int | None = None,
+        stream: bool = True,
+        thinking: bool | int | dict[str, Any] | None = None,
+        max_tokens: int = 8192,
+        generate_kwargs: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(
+            credential,
+            model,
+            context_length=context_length,
+            stream=stream,
+            generate_kwargs=generate_kwargs,
+        )
+        self.base_url = base_url or self.credential.base_url
+        self.max_tokens = max_tokens
+        self.thinking: dict[str, Any] | None
+        if thinking is None or thinking is False:
+            self.thinking = None
+        elif isinstance(thinking, dict):
+            self.thinking = dict(thinking)
+        else:
+            budget = 2048 if thinking is True else int(thinking)
+            self.thinking = {"type": "enabled", "budget_tokens": budget}
+
+    def _make_client(self) -> Any:
+        try:
+            import anthropic
+        except ImportError as error:
+            raise MissingDependencyError("anthropic", "anthropic", "AnthropicChatModel") from error
+        return anthropic.AsyncAnthropic(
+            api_key=self._api_key(), base_url=self.base_url, max_retries=0
+        )
+
+    def build_params(self, request: ChatRequest) -> dict[str, Any]:
+        """The keyword arguments of `messages.create` for `request`."""
+        turns = split_turns(request.messages)
+        params: dict[str, Any] = {"model": self.model_name, "max_tokens": self.max_tokens}
+        if request.tools:
+            params["tools"] = format_anthropic_tools(request)
+            choice = format_anthropic_tool_choice(request.tool_choice)
+            if self.thinking is not None and is_forced(request):
+                append_hint(turns, forced_tool_reminder(request.tool_choice))
+                choice = {"type": "auto"}
+            params["tool_choice"] = choice
+        system, messages = format_anthropic_messages(turns)
+        params["messages"] = messages
+        if system:
+            params["system"] = system
+        if self.thinking is not None:
+            params["thinking"] = self.thinking
+            budget = int(self.thinking.get("budget_tokens", 0))
+            if budget >= params["max_tokens"]:
+                params["max_tokens"] = budget + 4096
+        params.update(self.generate_kwargs)
+        return params
+
+    async def _open(self, request: ChatRequest) -> Opened:
+        params = self.build_params(request)
+        if not self.stream_enabled:
+            return Opened([await self.client.messages.create(**params)], _message_deltas)
+        usage = _Usage()
+        events = await self.client.messages.create(**params, stream=True)
+        return Opened(events, lambda event: _event_deltas(event, usage), usage.finish)
+
+    def _map_error(self, error: BaseException) -> ModelError | None:
+        import anthropic
+
+        if isinstance(error, anthropic.APIStatusError):
+            body = error.body if isinstance(error.body, dict) else {}
+            found = body.get("error")
+            inner: dict[str, Any] = found if isinstance(found, dict) else {}
+            message = str(inner.get("message") or error.message)
+            kind = str(inner.get("type") or "")
+            status: int | None = error.status_code
+            if status == 200 and kind in _RETRYABLE_TYPES:
+                status = 529  # an error event inside a stream
+            return status_error(
+                provider=self.provider,
+                status=status,
+                message=message,
+                how_to_fix_auth=self.credential.how_to_set(),
+                code=kind or None,
+                retry_after=parse_retry_after(dict(error.response.headers)),
+            )
+        if isinstance(error, anthropic.APIConnectionError):
+            return ModelRetryableError(f"{self.provider} connection failed: {error}")
+        return None

@@ -1,0 +1,124 @@
+"""Tether turns as Anthropic Messages API parameters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tether.message import (
+    DataBlock,
+    HintBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+    ToolResultState,
+)
+from tether.model._types import ChatRequest, NamedToolChoice
+from tether.model.providers._turns import Turn, parse_arguments, tool_result_text
+
+__all__ = ["format_anthropic_messages", "format_anthropic_tool_choice", "format_anthropic_tools"]
+
+
+def _image(block: DataBlock) -> dict[str, Any]:
+    source = block.source
+    if source.type == "url":
+        return {"type": "image", "source": {"type": "url", "url": source.url}}
+    return {
+        "type": "image",
+        "source": {"type": "base64", "media_type": source.media_type, "data": source.data},
+    }
+
+
+def _user_blocks(turn: Turn) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    for block in turn.blocks:
+        if isinstance(block, TextBlock) and block.text:
+            blocks.append({"type": "text", "text": block.text})
+        elif isinstance(block, HintBlock) and block.hint:
+            blocks.append({"type": "text", "text": block.hint})
+        elif isinstance(block, DataBlock):
+            blocks.append(_image(block))
+    return blocks
+
+
+def _assistant_blocks(turn: Turn) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    for block in turn.blocks:
+        if isinstance(block, ThinkingBlock):
+            # Anthropic verifies thinking by its signature; unsigned thinking (from another
+            # provider) cannot be sent back as thinking.
+            if block.signature:
+                blocks.append(
+                    {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
+                )
+        elif isinstance(block, TextBlock) and block.text:
+            blocks.append({"type": "text", "text": block.text})
+        elif isinstance(block, ToolCallBlock):
+            blocks.append(
+                {
+                    "type": "tool_use",
+                    "id": block.id,
+                    "name": block.name,
+                    "input": parse_arguments(block.input),
+                }
+            )
+    return blocks
+
+
+def _tool_result(result: ToolResultBlock) -> dict[str, Any]:
+    content: str | list[dict[str, Any]]
+    if isinstance(result.output, str):
+        content = tool_result_text(result)
+    else:
+        content = [
+            {"type": "text", "text": b.text} if isinstance(b, TextBlock) else _image(b)
+            for b in result.output
+            if not isinstance(b, TextBlock) or b.text
+        ]
+    return {
+        "type": "tool_result",
+        "tool_use_id": result.id,
+        "content": content,
+        "is_error": result.state is not ToolResultState.SUCCESS,
+    }
+
+
+def format_anthropic_messages(turns: list[Turn]) -> tuple[str | None, list[dict[str, Any]]]:
+    """The `system` text and the alternating user/assistant `messages`."""
+    system = "\n\n".join(t.text() for t in turns if t.role == "system") or None
+    messages: list[dict[str, Any]] = []
+    for turn in turns:
+        if turn.role == "system":
+            continue
+        if turn.role == "assistant":
+            role, blocks = "assistant", _assistant_blocks(turn)
+        elif turn.role == "tool":
+            role, blocks = "user", [_tool_result(r) for r in turn.results]
+        else:
+            role, blocks = "user", _user_blocks(turn)
+        if not blocks:
+            continue
+        if messages and messages[-1]["role"] == role:
+            messages[-1]["content"].extend(blocks)  # the API wants roles to alternate
+        else:
+            messages.append({"role": role, "content": blocks})
+    return system, messages
+
+
+def format_anthropic_tools(request: ChatRequest) -> list[dict[str, Any]]:
+    """Tools in the Messages API shape."""
+    return [
+        {
+            "name": t["name"],
+            "description": t.get("description", ""),
+            "input_schema": t.get("parameters") or {"type": "object", "properties": {}},
+        }
+        for t in request.tools
+    ]
+
+
+def format_anthropic_tool_choice(choice: Any) -> dict[str, Any]:
+    """`auto` / `none` / `any` / a named tool."""
+    if isinstance(choice, NamedToolChoice):
+        return {"type": "tool", "name": choice.name}
+    return {"type": {"required": "any"}.get(str(choice), str(choice))}

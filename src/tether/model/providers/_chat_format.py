@@ -1,0 +1,129 @@
+"""The chat-completions message format, shared by OpenAI-compatible APIs and DashScope."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from tether.message import DataBlock, HintBlock, TextBlock, ThinkingBlock, ToolCallBlock
+from tether.model._types import ChatRequest, NamedToolChoice
+from tether.model.providers._turns import (
+    Turn,
+    data_url,
+    tool_result_data,
+    tool_result_text,
+)
+
+__all__ = ["ReasoningPolicy", "format_chat_messages", "format_chat_tools", "format_tool_choice"]
+
+ReasoningPolicy = Literal["auto", "always", "never"]
+"""When to send `reasoning_content` back: with tool-call steps (`auto`), always, never."""
+
+ImageStyle = Literal["openai", "dashscope"]
+
+
+def _image_part(block: DataBlock, style: ImageStyle) -> dict[str, Any]:
+    if style == "dashscope":
+        return {"type": "image", "url": data_url(block)}
+    return {"type": "image_url", "image_url": {"url": data_url(block)}}
+
+
+def _user_content(turn: Turn, style: ImageStyle) -> str | list[dict[str, Any]]:
+    if not any(isinstance(b, DataBlock) for b in turn.blocks):
+        return turn.text()
+    parts: list[dict[str, Any]] = []
+    for block in turn.blocks:
+        if isinstance(block, TextBlock):
+            parts.append({"type": "text", "text": block.text})
+        elif isinstance(block, HintBlock):
+            parts.append({"type": "text", "text": block.hint})
+        elif isinstance(block, DataBlock):
+            parts.append(_image_part(block, style))
+    return parts
+
+
+def _assistant(turn: Turn, reasoning: ReasoningPolicy) -> dict[str, Any]:
+    text = "".join(b.text for b in turn.blocks if isinstance(b, TextBlock))
+    calls = [b for b in turn.blocks if isinstance(b, ToolCallBlock)]
+    message: dict[str, Any] = {"role": "assistant", "content": text or None}
+    if calls:
+        message["tool_calls"] = [
+            {
+                "id": c.id,
+                "type": "function",
+                "function": {"name": c.name, "arguments": c.input or "{}"},
+            }
+            for c in calls
+        ]
+    thinking = "".join(b.thinking for b in turn.blocks if isinstance(b, ThinkingBlock))
+    if thinking and (reasoning == "always" or (reasoning == "auto" and calls)):
+        message["reasoning_content"] = thinking
+    if message["content"] is None and not calls:
+        message["content"] = ""
+    return message
+
+
+def _tool_messages(turn: Turn, style: ImageStyle, with_name: bool) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = []
+    images: list[dict[str, Any]] = []
+    for result in turn.results:
+        message: dict[str, Any] = {
+            "role": "tool",
+            "tool_call_id": result.id,
+            "content": tool_result_text(result),
+        }
+        if with_name:
+            message["name"] = result.name
+        messages.append(message)
+        data = tool_result_data(result)
+        if data:
+            images.append(
+                {"type": "text", "text": f"Images returned by `{result.name}` ({result.id}):"}
+            )
+            images.extend(_image_part(b, style) for b in data)
+    if images:
+        # Tool messages carry text only; images follow in a user message.
+        messages.append({"role": "user", "content": images})
+    return messages
+
+
+def format_chat_messages(
+    turns: list[Turn],
+    *,
+    reasoning: ReasoningPolicy = "auto",
+    image_style: ImageStyle = "openai",
+    tool_name: bool = False,
+) -> list[dict[str, Any]]:
+    """Chat-completions messages for `turns`."""
+    messages: list[dict[str, Any]] = []
+    for turn in turns:
+        if turn.role == "system":
+            messages.append({"role": "system", "content": turn.text()})
+        elif turn.role == "user":
+            messages.append({"role": "user", "content": _user_content(turn, image_style)})
+        elif turn.role == "assistant":
+            messages.append(_assistant(turn, reasoning))
+        else:
+            messages.extend(_tool_messages(turn, image_style, tool_name))
+    return messages
+
+
+def format_chat_tools(request: ChatRequest) -> list[dict[str, Any]]:
+    """Function tools in the chat-completions shape."""
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": t["name"],
+                "description": t.get("description", ""),
+                "parameters": t.get("parameters") or {"type": "object", "properties": {}},
+            },
+        }
+        for t in request.tools
+    ]
+
+
+def format_tool_choice(choice: Any) -> str | dict[str, Any]:
+    """`auto`/`none`/`required`, or the named-function form."""
+    if isinstance(choice, NamedToolChoice):
+        return {"type": "function", "function": {"name": choice.name}}
+    return str(choice)

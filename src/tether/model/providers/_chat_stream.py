@@ -1,0 +1,103 @@
+"""Turn chat-completions chunks (OpenAI-compatible APIs, DashScope) into deltas."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from tether.message import ChatUsage
+from tether.model._types import ModelDelta, TextDelta, ThinkingDelta, ToolCallDelta, UsageDelta
+
+__all__ = ["ChatChunkParser", "extra"]
+
+
+def extra(obj: Any, name: str) -> Any:
+    """A field a provider adds to the OpenAI schema (`reasoning_content`, ...), or `None`."""
+    # Read the instance dicts directly: a missed `getattr` on a pydantic model raises and
+    # catches an AttributeError, which costs more than the rest of the chunk's handling.
+    value = getattr(obj, "__dict__", {}).get(name)
+    if value is None:
+        fields = getattr(obj, "__pydantic_extra__", None)
+        if fields:
+            value = fields.get(name)
+    return value
+
+
+class ChatChunkParser:
+    """Deltas of one streamed answer's choice 0, with tool calls kept apart.
+
+    Calls are merged by their `index`; a new non-empty `id` at an index that already has
+    another call (some servers reuse index 0, or send none) starts a new call.
+    """
+
+    __slots__ = ("_ids", "_last", "_slots", "_usage", "last_usage")
+
+    def __init__(self, usage: Callable[[Any], ChatUsage]) -> None:
+        self._slots: dict[int | None, int] = {}
+        self._ids: dict[int, str] = {}
+        self._last = -1
+        self._usage = usage
+        self.last_usage: Any = None
+
+    def chunk(self, chunk: Any) -> list[ModelDelta]:
+        """The deltas of one streamed chunk; its usage is kept for `finish`."""
+        deltas: list[ModelDelta] = []
+        for choice in chunk.choices:
+            if choice.index == 0 and choice.delta is not None:
+                deltas = self.message(choice.delta)
+        if chunk.usage is not None:
+            self.last_usage = chunk.usage  # DashScope repeats a cumulative count in every frame
+        return deltas
+
+    def completion(self, completion: Any) -> list[ModelDelta]:
+        """The deltas of a whole (non-streamed) completion."""
+        deltas = self.message(completion.choices[0].message) if completion.choices else []
+        if completion.usage is not None:
+            deltas.append(UsageDelta(self._usage(completion.usage)))
+        return deltas
+
+    def finish(self) -> list[ModelDelta]:
+        """The usage of the stream, once it has ended."""
+        if self.last_usage is None:
+            return []
+        return [UsageDelta(self._usage(self.last_usage))]
+
+    def _slot(self, index: int | None, call_id: str | None) -> int:
+        slot = self._slots.get(index)
+        if slot is None or (call_id and self._ids.get(slot, call_id) != call_id):
+            if call_id and index is None:
+                for known, known_id in self._ids.items():
+                    if known_id == call_id:
+                        return known
+            self._last += 1
+            slot = self._last
+            self._slots[index] = slot
+        if call_id:
+            self._ids.setdefault(slot, call_id)
+        return slot
+
+    def message(self, message: Any) -> list[ModelDelta]:
+        """The deltas of a delta (streaming) or a whole message (non-streaming)."""
+        deltas: list[ModelDelta] = []
+        reasoning = extra(message, "reasoning_content") or extra(message, "reasoning")
+        if isinstance(reasoning, str) and reasoning:
+            deltas.append(ThinkingDelta(text=reasoning))
+        content = message.content
+        if isinstance(content, str) and content:
+            deltas.append(TextDelta(text=content))
+        calls = message.tool_calls
+        if calls:
+            for call in calls:
+                fn = call.function
+                name = getattr(fn, "name", None) if fn is not None else None
+                args = getattr(fn, "arguments", None) if fn is not None else None
+                call_id = call.id or None
+                deltas.append(
+                    ToolCallDelta(
+                        index=self._slot(getattr(call, "index", None), call_id),
+                        id=call_id,
+                        name=name or None,
+                        arguments=args if isinstance(args, str) else "",
+                    )
+                )
+        return deltas

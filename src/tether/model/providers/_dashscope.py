@@ -1,0 +1,144 @@
+"""`DashScopeChatModel`: Qwen and the other DashScope models through the `dashscope` SDK.
+
+The SDK's 2.0 `AsyncClient` speaks DashScope's native protocol
+(`/api/v1/services/aigc/text-generation/generation`, SSE with `X-DashScope-SSE: enable`),
+takes a `base_url` and `max_retries`, and parses frames into OpenAI-shaped chunks.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from tether.credential import DashScopeCredential
+from tether.errors import MissingDependencyError, ModelError, ModelRetryableError
+from tether.message import ChatUsage
+from tether.model._types import ChatRequest, NamedToolChoice
+from tether.model.providers._base import Opened, ProviderChatModel
+from tether.model.providers._chat_format import (
+    ReasoningPolicy,
+    format_chat_messages,
+    format_chat_tools,
+    format_tool_choice,
+)
+from tether.model.providers._chat_stream import ChatChunkParser
+from tether.model.providers._errors import parse_retry_after, status_error
+from tether.model.providers._turns import append_hint, forced_tool_reminder, is_forced, split_turns
+
+__all__ = ["DashScopeChatModel"]
+
+DEFAULT_BASE_URL = "https://dashscope.aliyuncs.com/api/v1"
+
+_CODE_STATUS = (
+    ("Throttling", 429),
+    ("InvalidApiKey", 401),
+    ("AccessDenied", 403),
+    ("InternalError", 500),
+    ("ServiceUnavailable", 503),
+    ("RequestTimeOut", 504),
+)
+
+
+def _usage(usage: Any) -> ChatUsage:
+    extra = usage.model_extra or {}
+    prompt = extra.get("prompt_tokens_details") or {}
+    output = extra.get("output_tokens_details") or {}
+    return ChatUsage(
+        input_tokens=usage.input_tokens or 0,
+        output_tokens=usage.output_tokens or 0,
+        cache_read_tokens=int(prompt.get("cached_tokens") or 0),
+        reasoning_tokens=int(output.get("reasoning_tokens") or 0),
+    )
+
+
+class DashScopeChatModel(ProviderChatModel[DashScopeCredential]):
+    """A DashScope model (`qwen-max`, `qwen-plus`, `qwen3-*`, ...), the seed's model class.
+
+    `thinking=True` sets `enable_thinking` (an int also sets `thinking_budget`); the
+    reasoning streams as thinking blocks. DashScope refuses a forced tool call while
+    thinking, and has no `required`: such requests use `auto` plus a reminder.
+    """
+
+    provider: ClassVar[str] = "DashScope"
+    credential_type: ClassVar[type[DashScopeCredential]] = DashScopeCredential
+
+    def __init__(
+        self,
+        credential: DashScopeCredential | None = None,
+        model: str = "qwen-max",
+        *,
+        base_url: str | None = None,
+        context_length: int | None = None,
+        stream: bool = True,
+        thinking: bool | int | None = None,
+        send_reasoning: ReasoningPolicy = "auto",
+        generate_kwargs: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(
+            credential,
+            model,
+            context_length=context_length,
+            stream=stream,
+            generate_kwargs=generate_kwargs,
+        )
+        self.base_url = base_url or self.credential.base_url or DEFAULT_BASE_URL
+        self.thinking = thinking
+        self.send_reasoning: ReasoningPolicy = send_reasoning
+
+    def _make_client(self) -> Any:
+        try:
+            import dashscope
+        except ImportError as error:
+            raise MissingDependencyError("dashscope", "dashscope", "DashScopeChatModel") from error
+        return dashscope.AsyncClient(
+            api_key=self._api_key(), base_url=self.base_url, protocol="native", max_retries=0
+        )
+
+    def build_params(self, request: ChatRequest) -> dict[str, Any]:
+        """The keyword arguments of `chat.completions.create` for `request`."""
+        turns = split_turns(request.messages)
+        params: dict[str, Any] = {"model": self.model_name, "stream": self.stream_enabled}
+        if request.tools:
+            params["tools"] = format_chat_tools(request)
+            choice = request.tool_choice
+            if is_forced(request) and (self.thinking or not isinstance(choice, NamedToolChoice)):
+                append_hint(turns, forced_tool_reminder(choice))
+                choice = "auto"
+            params["tool_choice"] = format_tool_choice(choice)
+        params["messages"] = format_chat_messages(
+            turns, reasoning=self.send_reasoning, image_style="dashscope", tool_name=True
+        )
+        if self.thinking is not None:
+            params["enable_thinking"] = bool(self.thinking)
+            if not isinstance(self.thinking, bool):
+                params["thinking_budget"] = int(self.thinking)
+        params.update(self.generate_kwargs)
+        return params
+
+    async def _open(self, request: ChatRequest) -> Opened:
+        params = self.build_params(request)
+        parser = ChatChunkParser(_usage)
+        answer = await self.client.chat.completions.create(**params)
+        if not self.stream_enabled:
+            return Opened([answer], parser.completion)
+        return Opened(answer, parser.chunk, parser.finish)
+
+    def _map_error(self, error: BaseException) -> ModelError | None:
+        from dashscope.v2 import errors
+
+        if isinstance(error, errors.APIConnectionError):  # includes timeouts
+            return ModelRetryableError(f"{self.provider} connection failed: {error.message}")
+        if not isinstance(error, errors.DashScopeError):
+            return None
+        status = error.status_code
+        code = error.code or ""
+        if status in (None, 200):  # a business error inside a 200 answer or stream
+            status = next((s for prefix, s in _CODE_STATUS if code.startswith(prefix)), 400)
+        message = f"{error.message} (code {code})" if code else error.message
+        return status_error(
+            provider=self.provider,
+            status=status,
+            message=message,
+            how_to_fix_auth=self.credential.how_to_set(),
+            code=code or None,
+            retry_after=parse_retry_after(dict(error.headers or {})),
+        )

@@ -1,0 +1,156 @@
+"""`OpenAIChatModel`: OpenAI chat completions, and any endpoint that speaks them."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from tether.credential import OpenAICredential
+from tether.errors import MissingDependencyError, ModelError, ModelRetryableError
+from tether.message import ChatUsage
+from tether.model._types import ChatRequest
+from tether.model.providers._base import Opened, ProviderChatModel
+from tether.model.providers._chat_format import (
+    ReasoningPolicy,
+    format_chat_messages,
+    format_chat_tools,
+    format_tool_choice,
+)
+from tether.model.providers._chat_stream import ChatChunkParser, extra
+from tether.model.providers._errors import parse_retry_after, status_error
+from tether.model.providers._turns import split_turns
+
+__all__ = ["OpenAIChatModel", "openai_usage"]
+
+
+def _detail(details: Any, name: str) -> int:
+    if details is None:
+        return 0
+    value = details.get(name) if isinstance(details, dict) else getattr(details, name, None)
+    return int(value or 0)
+
+
+def openai_usage(usage: Any) -> ChatUsage:
+    """`ChatUsage` from an OpenAI-style usage object (DeepSeek's cache fields included)."""
+    cached = _detail(getattr(usage, "prompt_tokens_details", None), "cached_tokens")
+    cached = cached or int(extra(usage, "prompt_cache_hit_tokens") or 0)
+    return ChatUsage(
+        input_tokens=int(usage.prompt_tokens or 0),
+        output_tokens=int(usage.completion_tokens or 0),
+        cache_read_tokens=cached,
+        reasoning_tokens=_detail(
+            getattr(usage, "completion_tokens_details", None), "reasoning_tokens"
+        ),
+    )
+
+
+class OpenAIChatModel(ProviderChatModel[OpenAICredential]):
+    """A model behind the OpenAI chat-completions API (OpenAI, vLLM, DeepSeek, Moonshot, ...).
+
+    Example: `OpenAIChatModel(OpenAICredential(api_key=..., base_url="https://api.deepseek.com"),
+    "deepseek-reasoner")`. `reasoning_content` (DeepSeek, Qwen, Kimi) streams as thinking and
+    is sent back with tool-call steps (`send_reasoning="auto"`), as those APIs require.
+    """
+
+    provider: ClassVar[str] = "OpenAI"
+    credential_type: ClassVar[type[OpenAICredential]] = OpenAICredential
+
+    def __init__(
+        self,
+        credential: OpenAICredential | None = None,
+        model: str = "gpt-4o",
+        *,
+        base_url: str | None = None,
+        context_length: int | None = None,
+        stream: bool = True,
+        reasoning_effort: str | None = None,
+        send_reasoning: ReasoningPolicy = "auto",
+        generate_kwargs: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(
+            credential,
+            model,
+            context_length=context_length,
+            stream=stream,
+            generate_kwargs=generate_kwargs,
+        )
+        self.base_url = base_url or self.credential.base_url
+        self.reasoning_effort = reasoning_effort
+        self.send_reasoning: ReasoningPolicy = send_reasoning
+
+    def _make_client(self) -> Any:
+        try:
+            import openai
+        except ImportError as error:
+            raise MissingDependencyError("openai", "openai", "OpenAIChatModel") from error
+        key = self.credential.get_api_key()
+        if key is None:
+            # A self-hosted endpoint (vLLM, llama.cpp) often needs no key; OpenAI does.
+            key = "EMPTY" if self.base_url else self._api_key()
+        return openai.AsyncOpenAI(api_key=key, base_url=self.base_url, max_retries=0)
+
+    def build_params(self, request: ChatRequest) -> dict[str, Any]:
+        """The keyword arguments of `chat.completions.create` for `request`."""
+        params: dict[str, Any] = {
+            "model": self.model_name,
+            "messages": format_chat_messages(
+                split_turns(request.messages), reasoning=self.send_reasoning
+            ),
+            "stream": self.stream_enabled,
+        }
+        if self.stream_enabled:
+            params["stream_options"] = {"include_usage": True}
+        if request.tools:
+            params["tools"] = format_chat_tools(request)
+            params["tool_choice"] = format_tool_choice(request.tool_choice)
+        elif request.structured_schema is not None:
+            params["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "answer", "schema": request.structured_schema},
+            }
+        if self.reasoning_effort is not None:
+            params["reasoning_effort"] = self.reasoning_effort
+        params.update(self.generate_kwargs)
+        return params
+
+    async def _open(self, request: ChatRequest) -> Opened:
+        params = self.build_params(request)
+        parser = ChatChunkParser(openai_usage)
+        answer = await self.client.chat.completions.create(**params)
+        if not self.stream_enabled:
+            return Opened([answer], parser.completion)
+        return Opened(answer, parser.chunk, parser.finish)
+
+    def _map_error(self, error: BaseException) -> ModelError | None:
+        return map_openai_error(error, self.provider, self.credential.how_to_set())
+
+
+def map_openai_error(error: BaseException, provider: str, how_to_fix: str) -> ModelError | None:
+    """The tether error for an `openai` SDK exception."""
+    import openai
+
+    if isinstance(error, openai.APIStatusError):
+        body = error.body if isinstance(error.body, dict) else {}
+        inner = body.get("error", body) if isinstance(body.get("error", body), dict) else body
+        message = str(inner.get("message") or error.message)
+        return status_error(
+            provider=provider,
+            status=error.status_code,
+            message=message,
+            how_to_fix_auth=how_to_fix,
+            code=str(inner.get("code") or "") or None,
+            retry_after=parse_retry_after(dict(error.response.headers)),
+        )
+    if isinstance(error, openai.APIConnectionError):  # includes APITimeoutError
+        return ModelRetryableError(f"{provider} connection failed: {error}")
+    if isinstance(error, openai.APIError):  # an error event inside a 200 stream
+        body = error.body if isinstance(error.body, dict) else {}
+        code = str(body.get("code") or body.get("type") or error.code or "")
+        transient = code in ("server_error", "rate_limit_exceeded", "overloaded", "timeout")
+        return status_error(
+            provider=provider,
+            status=503 if transient else None,
+            message=error.message,
+            how_to_fix_auth=how_to_fix,
+            code=code or None,
+        )
+    return None
