@@ -116,3 +116,12 @@ async def test_bad_input_messages(bad, message: str) -> None:
     with pytest.raises(InvalidInputError):
         await agent.observe(bad)
     assert agent.state.context == [] and model.calls == []
+
+
+@pytest.mark.parametrize("bad", ["Bash(", "Bash()", "(x)", "two words"])
+def test_a_bad_text_rule_is_a_typed_error(bad: str) -> None:
+    from tether.errors import PermissionRuleError
+    from tether.permission import PermissionContext
+
+    with pytest.raises(PermissionRuleError, match="permission rule"):
+        PermissionContext(allow_rules=[bad])

@@ -127,6 +127,18 @@ class PermissionContext(BaseModel):
     working_directories: list[str] = Field(default_factory=list)
     """Directories file tools may use; empty means the process's current directory."""
 
+    def __init__(self, **data: Any) -> None:
+        # Parse text rules before pydantic validation, so a bad rule raises
+        # `PermissionRuleError` itself rather than a wrapped `ValidationError`.
+        for key, behavior in (
+            ("allow_rules", PermissionBehavior.ALLOW),
+            ("ask_rules", PermissionBehavior.ASK),
+            ("deny_rules", PermissionBehavior.DENY),
+        ):
+            if isinstance(data.get(key), list | tuple):
+                data[key] = _coerce_rules(data[key], behavior)
+        super().__init__(**data)
+
     @field_validator("allow_rules", mode="before")
     @classmethod
     def _allow(cls, v: Any) -> list[PermissionRule]:

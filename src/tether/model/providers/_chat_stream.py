@@ -7,8 +7,9 @@ from typing import Any
 
 from tether.message import ChatUsage
 from tether.model._types import ModelDelta, TextDelta, ThinkingDelta, ToolCallDelta, UsageDelta
+from tether.model.providers._base import Opened
 
-__all__ = ["ChatChunkParser", "extra"]
+__all__ = ["ChatChunkParser", "extra", "open_chat_completion"]
 
 
 def extra(obj: Any, name: str) -> Any:
@@ -101,3 +102,14 @@ class ChatChunkParser:
                     )
                 )
         return deltas
+
+
+async def open_chat_completion(
+    client: Any, params: dict[str, Any], usage: Any, *, stream: bool
+) -> Opened:
+    """Send a chat-completions request (OpenAI or DashScope compatible) and wrap the answer."""
+    parser = ChatChunkParser(usage)
+    answer = await client.chat.completions.create(**params)
+    if not stream:
+        return Opened([answer], parser.completion)
+    return Opened(answer, parser.chunk, parser.finish)

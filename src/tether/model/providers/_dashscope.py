@@ -20,7 +20,7 @@ from tether.model.providers._chat_format import (
     format_chat_tools,
     format_tool_choice,
 )
-from tether.model.providers._chat_stream import ChatChunkParser
+from tether.model.providers._chat_stream import open_chat_completion
 from tether.model.providers._errors import parse_retry_after, status_error
 from tether.model.providers._turns import append_hint, forced_tool_reminder, is_forced, split_turns
 
@@ -116,11 +116,7 @@ class DashScopeChatModel(ProviderChatModel[DashScopeCredential]):
 
     async def _open(self, request: ChatRequest) -> Opened:
         params = self.build_params(request)
-        parser = ChatChunkParser(_usage)
-        answer = await self.client.chat.completions.create(**params)
-        if not self.stream_enabled:
-            return Opened([answer], parser.completion)
-        return Opened(answer, parser.chunk, parser.finish)
+        return await open_chat_completion(self.client, params, _usage, stream=self.stream_enabled)
 
     def _map_error(self, error: BaseException) -> ModelError | None:
         from dashscope.v2 import errors

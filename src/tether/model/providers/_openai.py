@@ -15,7 +15,7 @@ from tether.model.providers._chat_format import (
     format_chat_tools,
     format_tool_choice,
 )
-from tether.model.providers._chat_stream import ChatChunkParser, extra
+from tether.model.providers._chat_stream import extra, open_chat_completion
 from tether.model.providers._errors import parse_retry_after, status_error
 from tether.model.providers._turns import split_turns
 
@@ -114,11 +114,9 @@ class OpenAIChatModel(ProviderChatModel[OpenAICredential]):
 
     async def _open(self, request: ChatRequest) -> Opened:
         params = self.build_params(request)
-        parser = ChatChunkParser(openai_usage)
-        answer = await self.client.chat.completions.create(**params)
-        if not self.stream_enabled:
-            return Opened([answer], parser.completion)
-        return Opened(answer, parser.chunk, parser.finish)
+        return await open_chat_completion(
+            self.client, params, openai_usage, stream=self.stream_enabled
+        )
 
     def _map_error(self, error: BaseException) -> ModelError | None:
         return map_openai_error(error, self.provider, self.credential.how_to_set())
