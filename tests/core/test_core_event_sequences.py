@@ -350,3 +350,71 @@ async def test_append_event_rebuilds_the_reply() -> None:
         b.model_dump(exclude={"id"}) if b.type in ("text", "thinking") else b.model_dump()
         for b in final.content
     ]
+
+
+def _script() -> list:
+    return [
+        AssistantMsg(
+            "a",
+            [
+                ThinkingBlock(thinking="think " * 10, signature="s"),
+                TextBlock(text="calling " * 5),
+                call("ping", {"n": 1}, id="c1"),
+            ],
+        ),
+        AssistantMsg("a", "the answer is " * 4),
+    ]
+
+
+@tool
+def ping(n: int) -> str:
+    """Ping."""
+    return f"pong {n}"
+
+
+async def test_reply_builds_the_same_message_as_reply_stream() -> None:
+    def strip(msg: Msg) -> list:
+        return [
+            b.model_dump(exclude={"id"}) if b.type in ("text", "thinking") else b.model_dump()
+            for b in msg.content
+        ]
+
+    quiet = Agent(
+        name="bot",
+        system_prompt="p",
+        model=ScriptedChatModel(_script()),
+        toolkit=Toolkit(tools=[ping]),
+    )
+    streamed = Agent(
+        name="bot",
+        system_prompt="p",
+        model=ScriptedChatModel(_script()),
+        toolkit=Toolkit(tools=[ping]),
+    )
+    a = await quiet.reply(UserMsg("user", "x"))
+    b = [e async for e in streamed.reply_stream(UserMsg("user", "x"))][-1].msg
+    assert strip(a) == strip(b)
+    assert quiet.model.calls[1].messages[-1].content[:3] == quiet.state.context[-1].content[:3]
+
+
+async def test_a_watching_middleware_sees_every_block_event_through_reply() -> None:
+    from tether.middleware import MiddlewareBase
+
+    seen: list[EventType] = []
+
+    class Watch(MiddlewareBase):
+        async def on_reply(self, c, call_next):
+            async for e in call_next(c):
+                seen.append(e.type)
+                yield e
+
+    agent = Agent(
+        name="bot",
+        system_prompt="p",
+        model=ScriptedChatModel(_script()),
+        toolkit=Toolkit(tools=[ping]),
+        middlewares=[Watch()],
+    )
+    await agent.reply(UserMsg("user", "x"))
+    for kind in (T.THINKING_BLOCK_DELTA, T.TEXT_BLOCK_DELTA, T.TOOL_CALL_DELTA, T.TOOL_CALL_END):
+        assert kind in seen

@@ -205,6 +205,10 @@ async def _execute(
     run: Run, calls: list[tuple[ToolCallBlock, ToolBase, dict[str, Any] | None]]
 ) -> AsyncIterator[AgentEvent]:
     """Run the calls (concurrently when more than one); commit each result as it ends."""
+    if len(calls) == 1 and _cannot_emit(calls[0][1]):
+        async for event in _run_alone(run, *calls[0]):
+            yield event
+        return
     queue: asyncio.Queue[Any] = asyncio.Queue()
 
     async def emit(event: AgentEvent) -> None:
@@ -218,10 +222,6 @@ async def _execute(
             await queue.put(_DONE)
 
     by_id = {call.id: call for call, _, _ in calls}
-    if len(calls) == 1 and _cannot_emit(calls[0][1]):
-        async for event in _run_alone(run, *calls[0]):
-            yield event
-        return
     tasks = [asyncio.create_task(pump(*item)) for item in calls]
     try:
         remaining = len(tasks)

@@ -28,7 +28,7 @@ from tether.event import (
     UserInterruptEvent,
 )
 from tether.message import AssistantMsg, Msg, ToolCallState, ToolResultState
-from tether.middleware import MiddlewareBase, ReplyCall, chain_iterator
+from tether.middleware import MiddlewareBase, ReplyCall, chain_iterator, overrides
 from tether.model import ChatModelBase
 from tether.state import AgentState, ReplyCursor
 from tether.tool import Toolkit, ToolkitView, error_result
@@ -89,8 +89,13 @@ class Agent:
         """
         pauses: list[AgentEvent] = []
         final: Msg | None = None
+        # Block events (text/thinking/tool-call deltas) are only built when a middleware
+        # watches the stream: the caller here wants the final message.
+        watched = any(
+            overrides(mw, "on_reply") or overrides(mw, "on_reasoning") for mw in self.middlewares
+        )
         # Drain the whole stream: middleware may still act after REPLY_END.
-        async for event in self.reply_stream(inputs, structured_schema=structured_schema):
+        async for event in self._stream(inputs, structured_schema, block_events=watched):
             if isinstance(event, ReplyEndEvent):
                 final = event.msg
             elif isinstance(event, RequireUserConfirmEvent | RequireExternalExecutionEvent):
@@ -106,7 +111,17 @@ class Agent:
         structured_schema: type[BaseModel] | None = None,
     ) -> AsyncIterator[AgentEvent]:
         """Run the loop, yielding every event (see `tether.event` for their order)."""
-        run = Run(agent=self, state=self.state, structured_model=structured_schema)
+        return self._stream(inputs, structured_schema, block_events=True)
+
+    def _stream(
+        self, inputs: Any, structured_schema: type[BaseModel] | None, *, block_events: bool
+    ) -> AsyncIterator[AgentEvent]:
+        run = Run(
+            agent=self,
+            state=self.state,
+            structured_model=structured_schema,
+            block_events=block_events,
+        )
         call = ReplyCall(agent=self, state=run.state, inputs=inputs)
         return chain_iterator(
             self.middlewares, "on_reply", call, lambda c: self._drive(run, c.inputs)

@@ -93,15 +93,14 @@ def _system_msg(prompt: str) -> SystemMsg:
 
 def _request_messages(run: Run, system_prompt: str, hint: str | None) -> list[Msg]:
     context = run.state.context
-    messages: list[Msg] = [_system_msg(system_prompt)]
-    messages.extend(context[:-1])
+    messages: list[Msg] = [_system_msg(system_prompt), *context]  # one pointer copy
     if context:
         last = context[-1]
         # The reply in progress keeps growing: the model gets a snapshot of it.
         content = list(last.content)
         if hint is not None:
             content.append(HintBlock(hint=hint))
-        messages.append(last.model_copy(update={"content": content}))
+        messages[-1] = last.model_copy(update={"content": content})
     return messages
 
 
@@ -147,7 +146,7 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
         structured_schema=run.cursor.structured_schema,
     )
     yield ModelCallStartEvent(reply_id=reply_id, model_name=agent.model.model_name)
-    assembler = StreamAssembler(reply_id)
+    assembler = StreamAssembler(reply_id, emit=run.block_events)
     policy = agent.model_config.policy()
     model_name = agent.model.model_name
     model_call = ModelCall(

@@ -25,6 +25,8 @@ class Run:
     agent: Agent
     state: AgentState
     structured_model: type[BaseModel] | None = None
+    block_events: bool = True
+    """Emit text/thinking/tool-call block events (False when nobody watches them)."""
 
     @property
     def cursor(self) -> ReplyCursor:
