@@ -6,23 +6,9 @@ analysis (`check_shell_command`, `match_shell_rule`, ...) and path rules
 tree-sitter grammar is loaded on the first shell analysis, not on import.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from tether.permission._engine import PermissionEngine, PermissionSubject
-from tether.permission._paths import (
-    FileAccess,
-    check_path_access,
-    match_path_rule,
-    suggest_path_rules,
-)
-from tether.permission._sensitive import is_sensitive_path
-from tether.permission._shell_check import check_shell_command, is_read_only_command
-from tether.permission._shell_parse import (
-    ShellAnalysis,
-    ShellCommand,
-    ShellRedirect,
-    analyze_command,
-)
-from tether.permission._shell_rules import match_shell_rule, suggest_shell_rules
-from tether.permission._shell_words import ShellWord
 from tether.permission._types import (
     PermissionBehavior,
     PermissionContext,
@@ -30,6 +16,24 @@ from tether.permission._types import (
     PermissionMode,
     PermissionRule,
 )
+
+if TYPE_CHECKING:
+    from tether.permission._paths import (
+        FileAccess,
+        check_path_access,
+        match_path_rule,
+        suggest_path_rules,
+    )
+    from tether.permission._sensitive import is_sensitive_path
+    from tether.permission._shell_check import check_shell_command, is_read_only_command
+    from tether.permission._shell_parse import (
+        ShellAnalysis,
+        ShellCommand,
+        ShellRedirect,
+        analyze_command,
+    )
+    from tether.permission._shell_rules import match_shell_rule, suggest_shell_rules
+    from tether.permission._shell_words import ShellWord
 
 __all__ = [
     "FileAccess",
@@ -54,3 +58,33 @@ __all__ = [
     "suggest_path_rules",
     "suggest_shell_rules",
 ]
+
+# The shell and path checks (pathspec, the bash grammar) load on first use, so that
+# `import tether` stays light; the engine and the vocabulary above load eagerly.
+_LAZY = {
+    "FileAccess": "_paths",
+    "check_path_access": "_paths",
+    "match_path_rule": "_paths",
+    "suggest_path_rules": "_paths",
+    "is_sensitive_path": "_sensitive",
+    "check_shell_command": "_shell_check",
+    "is_read_only_command": "_shell_check",
+    "ShellAnalysis": "_shell_parse",
+    "ShellCommand": "_shell_parse",
+    "ShellRedirect": "_shell_parse",
+    "analyze_command": "_shell_parse",
+    "match_shell_rule": "_shell_rules",
+    "suggest_shell_rules": "_shell_rules",
+    "ShellWord": "_shell_words",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tether.permission' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"tether.permission.{module}"), name)
+    globals()[name] = value
+    return value

@@ -50,6 +50,7 @@ _TEST_ONLY = frozenset(
     "binary_expression unary_expression parenthesized_expression extglob_pattern regex "
     "test_operator postfix_expression".split()
 )
+_UNESCAPED_NEWLINE = re.compile(rb"(?<!\\)\n")
 _ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 _SAFE_ENV = frozenset({"LANG", "LANGUAGE", "TZ", "NO_COLOR", "FORCE_COLOR", "TERM", "CI"})
 _EXPANSION_OK = re.compile(
@@ -247,7 +248,15 @@ class _Walker:
         words: list[ShellWord] = []
         assignments: list[str] = []
         problems: list[str] = []
+        prev_end = node.start_byte
         for index, child in enumerate(node.children):
+            if _UNESCAPED_NEWLINE.search(self.src[prev_end : child.start_byte]):
+                # The grammar sometimes joins two lines into one command (seen after a
+                # pipeline); bash runs them as two. Split there, and ask regardless.
+                problems.append("the parser joined two lines into one command")
+                self.finish_command(node, words, assignments, list(problems), nested, in_loop)
+                words, assignments = [], []
+            prev_end = child.end_byte
             field = node.field_name_for_child(index)
             if child.type == "variable_assignment":
                 name_node = child.child_by_field_name("name")
