@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -10,8 +11,14 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from tether.event import AgentEvent
+
+# CI runs are reproducible (a fixed example sequence); local runs search anew each time.
+settings.register_profile("ci", derandomize=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 def _redis_answers(port: int = 6379) -> bool:
