@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
 from dirty_equals import IsStr
 
 from tether.agent import Agent, ReActConfig
@@ -397,17 +398,18 @@ async def test_reply_builds_the_same_message_as_reply_stream() -> None:
     assert quiet.model.calls[1].messages[-1].content[:3] == quiet.state.context[-1].content[:3]
 
 
-async def test_a_watching_middleware_sees_every_block_event_through_reply() -> None:
+@pytest.mark.parametrize("hook", ["on_reply", "on_reasoning", "on_acting"])
+async def test_a_watching_middleware_sees_its_events_through_reply(hook: str) -> None:
     from tether.middleware import MiddlewareBase
 
     seen: list[EventType] = []
 
-    class Watch(MiddlewareBase):
-        async def on_reply(self, c, call_next):
-            async for e in call_next(c):
-                seen.append(e.type)
-                yield e
+    async def watch(self, c, call_next):
+        async for e in call_next(c):
+            seen.append(e.type)
+            yield e
 
+    Watch = type("Watch", (MiddlewareBase,), {hook: watch})
     agent = Agent(
         name="bot",
         system_prompt="p",
@@ -416,5 +418,45 @@ async def test_a_watching_middleware_sees_every_block_event_through_reply() -> N
         middlewares=[Watch()],
     )
     await agent.reply(UserMsg("user", "x"))
-    for kind in (T.THINKING_BLOCK_DELTA, T.TEXT_BLOCK_DELTA, T.TOOL_CALL_DELTA, T.TOOL_CALL_END):
+    expected = {
+        "on_reply": [
+            T.REPLY_START,
+            T.MODEL_CALL_START,
+            T.THINKING_BLOCK_DELTA,
+            T.TEXT_BLOCK_DELTA,
+            T.TOOL_CALL_DELTA,
+            T.TOOL_CALL_END,
+            T.TOOL_RESULT_START,
+            T.REPLY_END,
+        ],
+        "on_reasoning": [
+            T.MODEL_CALL_START,
+            T.THINKING_BLOCK_DELTA,
+            T.TOOL_CALL_END,
+            T.MODEL_CALL_END,
+        ],
+        "on_acting": [T.TOOL_RESULT_START, T.TOOL_RESULT_END],
+    }[hook]
+    for kind in expected:
         assert kind in seen
+
+
+async def test_reply_without_watchers_skips_only_events_nobody_needs() -> None:
+    from tether.middleware import MiddlewareBase
+
+    seen: list[EventType] = []
+
+    class Tail(MiddlewareBase):  # overrides no stream hook: the quiet path is taken
+        async def on_system_prompt(self, prompt, c):
+            return prompt
+
+    agent = Agent(
+        name="bot",
+        system_prompt="p",
+        model=ScriptedChatModel(_script()),
+        toolkit=Toolkit(tools=[ping]),
+        middlewares=[Tail()],
+    )
+    async for e in agent._stream(UserMsg("user", "x"), None, observed=False):
+        seen.append(e.type)
+    assert seen == [T.TOOL_RESULT_END, T.REPLY_END]

@@ -130,7 +130,8 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
             answer = await _check(run, view, call, args)
             if answer is not None:
                 await commit_result(run, call, answer)
-                yield ToolResultStartEvent(reply_id=reply_id, block_id=call.id, name=call.name)
+                if run.observed:
+                    yield ToolResultStartEvent(reply_id=reply_id, block_id=call.id, name=call.name)
                 yield ToolResultEndEvent(reply_id=reply_id, block_id=call.id, tool_result=answer)
                 continue
         tool = view.tools.get(call.name)
@@ -168,7 +169,11 @@ def _events(
         acting,
         # a middleware that rewrote the call's input gets it parsed afresh
         lambda c: run_tool(
-            c.tool, c.tool_call, context, args if c.tool_call is call else _arguments(c.tool_call)
+            c.tool,
+            c.tool_call,
+            context,
+            args if c.tool_call is call else _arguments(c.tool_call),
+            announce=run.observed,
         ),
     )
 

@@ -89,13 +89,15 @@ class Agent:
         """
         pauses: list[AgentEvent] = []
         final: Msg | None = None
-        # Block events (text/thinking/tool-call deltas) are only built when a middleware
-        # watches the stream: the caller here wants the final message.
+        # The caller wants the final message: events only observers need are built only
+        # when a middleware watches the stream.
         watched = any(
-            overrides(mw, "on_reply") or overrides(mw, "on_reasoning") for mw in self.middlewares
+            overrides(mw, hook)
+            for mw in self.middlewares
+            for hook in ("on_reply", "on_reasoning", "on_acting")
         )
         # Drain the whole stream: middleware may still act after REPLY_END.
-        async for event in self._stream(inputs, structured_schema, block_events=watched):
+        async for event in self._stream(inputs, structured_schema, observed=watched):
             if isinstance(event, ReplyEndEvent):
                 final = event.msg
             elif isinstance(event, RequireUserConfirmEvent | RequireExternalExecutionEvent):
@@ -111,16 +113,16 @@ class Agent:
         structured_schema: type[BaseModel] | None = None,
     ) -> AsyncIterator[AgentEvent]:
         """Run the loop, yielding every event (see `tether.event` for their order)."""
-        return self._stream(inputs, structured_schema, block_events=True)
+        return self._stream(inputs, structured_schema, observed=True)
 
     def _stream(
-        self, inputs: Any, structured_schema: type[BaseModel] | None, *, block_events: bool
+        self, inputs: Any, structured_schema: type[BaseModel] | None, *, observed: bool
     ) -> AsyncIterator[AgentEvent]:
         run = Run(
             agent=self,
             state=self.state,
             structured_model=structured_schema,
-            block_events=block_events,
+            observed=observed,
         )
         call = ReplyCall(agent=self, state=run.state, inputs=inputs)
         return chain_iterator(
@@ -186,7 +188,8 @@ class Agent:
             reply_id=reply_id,
             structured_schema=schema.model_json_schema() if schema is not None else None,
         )
-        yield ReplyStartEvent(reply_id=reply_id, name=self.name)
+        if run.observed:
+            yield ReplyStartEvent(reply_id=reply_id, name=self.name)
 
     async def _close_unfinished(self, run: Run) -> None:
         msg = run.state.reply_msg()

@@ -145,8 +145,9 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
         tool_choice=_tool_choice(run, action),
         structured_schema=run.cursor.structured_schema,
     )
-    yield ModelCallStartEvent(reply_id=reply_id, model_name=agent.model.model_name)
-    assembler = StreamAssembler(reply_id, emit=run.block_events)
+    if run.observed:
+        yield ModelCallStartEvent(reply_id=reply_id, model_name=agent.model.model_name)
+    assembler = StreamAssembler(reply_id, emit=run.observed)
     policy = agent.model_config.policy()
     model_name = agent.model.model_name
     model_call = ModelCall(
@@ -175,7 +176,8 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
         yield event
     response = assembler.response(model_name)
     _commit(run, response.content, response.usage, action)
-    yield ModelCallEndEvent(reply_id=reply_id, model_name=model_name, usage=response.usage)
+    if run.observed:
+        yield ModelCallEndEvent(reply_id=reply_id, model_name=model_name, usage=response.usage)
 
 
 def _commit(run: Run, blocks: list[Any], usage: Any, action: Reason) -> None:

@@ -25,8 +25,10 @@ class Run:
     agent: Agent
     state: AgentState
     structured_model: type[BaseModel] | None = None
-    block_events: bool = True
-    """Emit text/thinking/tool-call block events (False when nobody watches them)."""
+    observed: bool = True
+    """Someone watches the event stream: emit every event. False (`reply()` with no
+    middleware watching): only the events the loop itself needs (REPLY_END, tool results,
+    pauses, retries, compression, plugin events)."""
 
     @property
     def cursor(self) -> ReplyCursor:

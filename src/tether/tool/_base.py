@@ -54,6 +54,11 @@ class ToolContext:
         return dirs[0] if dirs else os.getcwd()
 
 
+_ALLOWED_BY_DEFAULT = PermissionDecision(
+    behavior=PermissionBehavior.ALLOW, reason="allowed by default"
+)
+
+
 class ToolBase(ABC):
     """A tool the model can call.
 
@@ -122,7 +127,7 @@ class ToolBase(ABC):
                 reason=f"{self.name} asks before each call",
                 suggested_rules=self.generate_suggestions(tool_input, context, tool_state),
             )
-        return PermissionDecision(behavior=PermissionBehavior.ALLOW, reason="allowed by default")
+        return _ALLOWED_BY_DEFAULT
 
     def match_rule(
         self,

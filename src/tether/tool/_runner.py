@@ -68,15 +68,22 @@ def _describe_exception(tool: ToolBase, exc: BaseException) -> str:
 
 
 async def run_tool(
-    tool: ToolBase, call: ToolCallBlock, context: ToolContext, arguments: dict[str, Any] | None
+    tool: ToolBase,
+    call: ToolCallBlock,
+    context: ToolContext,
+    arguments: dict[str, Any] | None,
+    *,
+    announce: bool = True,
 ) -> AsyncIterator[AgentEvent]:
     """Run `tool` for `call`, yielding TOOL_RESULT_START, text deltas and TOOL_RESULT_END.
 
     The END event carries the whole result. Bad arguments and exceptions become error
-    results; only cancellation propagates.
+    results; only cancellation propagates. `announce=False` skips the START event (for
+    callers that only want the result).
     """
-    reply_id = call_reply = context.reply_id
-    yield ToolResultStartEvent(reply_id=call_reply, block_id=call.id, name=call.name)
+    reply_id = context.reply_id
+    if announce:
+        yield ToolResultStartEvent(reply_id=reply_id, block_id=call.id, name=call.name)
     try:
         if arguments is None:
             arguments = parse_arguments(call.input)
