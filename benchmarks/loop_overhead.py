@@ -84,7 +84,7 @@ def history(n: int) -> AgentState:
     return state
 
 
-async def per_reply_us(prior: int, replies: int) -> list[float]:
+async def per_reply_us(prior: int, replies: int, *, stream: bool = False) -> list[float]:
     agent = Agent(
         name="bench",
         system_prompt="You are fast.",
@@ -96,7 +96,11 @@ async def per_reply_us(prior: int, replies: int) -> list[float]:
     times = []
     for _ in range(replies):
         t0 = time.perf_counter()
-        await agent.reply(UserMsg("user", "go"))
+        if stream:
+            async for _event in agent.reply_stream(UserMsg("user", "go")):
+                pass
+        else:
+            await agent.reply(UserMsg("user", "go"))
         times.append((time.perf_counter() - t0) * 1e6)
         # keep the history size fixed at `prior`
         del agent.state.context[base:]

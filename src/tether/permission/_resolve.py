@@ -19,6 +19,17 @@ __all__ = [
 ]
 
 
+@lru_cache(maxsize=4096)
+def cached_normpath(path: str) -> str:
+    """`os.path.normpath`, memoised: a pure string operation (no file system access)."""
+    return os.path.normpath(path)
+
+
+@lru_cache(maxsize=4096)
+def _normjoin(cwd: str, path: str) -> str:
+    return os.path.normpath(os.path.join(cwd, path))
+
+
 class ResolvedPath:
     """A path as written (`~` and `..` resolved) and as it really is (symlinks resolved)."""
 
@@ -76,7 +87,7 @@ def resolve_path(path: str, cwd: str, memo: dict[str, ResolvedPath] | None = Non
     system may change between two calls).
     """
     expanded = os.path.expanduser(path) if path.startswith("~") else path
-    lexical = os.path.normpath(os.path.join(cwd, expanded))
+    lexical = _normjoin(cwd, expanded)
     if memo is not None:
         found = memo.get(lexical)
         if found is None:
@@ -96,7 +107,7 @@ def resolve_dir(directory: str) -> ResolvedPath:
     inode. A directory has exactly one location, so a hit names the directory that was
     resolved before; files inside it are always resolved afresh.
     """
-    lexical = os.path.normpath(directory)
+    lexical = cached_normpath(directory)
     try:
         st = os.stat(lexical)
     except (OSError, ValueError):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from functools import lru_cache
 
 __all__ = ["is_sensitive_path", "sensitive_token"]
 
@@ -78,7 +79,9 @@ _COMPONENT_RE = _component_regex()
 _SEQUENCE_TOKENS = {"/".join(seq): token for seq, token in _SENSITIVE_SEQUENCES}
 
 
+@lru_cache(maxsize=4096)
 def _token_of(abs_path: str) -> str | None:
+    # A pure function of the path string (no file system access), so it is memoised.
     # The most specific reason first: `/etc/ssh/x.key` is named by `.key`, not `/etc/ssh`.
     lowered = abs_path.lower()
     match = _COMPONENT_RE.search(lowered)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
 from tether.permission._paths import (
@@ -13,6 +12,7 @@ from tether.permission._paths import (
     restricting_rule,
     sensitive_decision,
 )
+from tether.permission._resolve import cached_normpath
 from tether.permission._shell_parse import (
     ShellAnalysis,
     ShellCommand,
@@ -149,8 +149,8 @@ def _check_paths(
             verdict.ask(f"`{part.text[:80]}` has arguments computed at run time")
         paths.append(".")
     for cwd in env.dirs:
-        if full and os.path.normpath(cwd) not in env.memo:
-            env.memo[os.path.normpath(cwd)] = resolve_dir(cwd)
+        if full and cached_normpath(cwd) not in env.memo:
+            env.memo[cached_normpath(cwd)] = resolve_dir(cwd)
         candidates = list(paths)
         for pattern in args.globs:
             matches = expand_glob(pattern, cwd)
