@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel
@@ -32,14 +33,14 @@ from tether.middleware import MiddlewareBase, ReplyCall, chain_iterator, overrid
 from tether.model import ChatModelBase
 from tether.state import AgentState, ReplyCursor
 from tether.tool import Toolkit, ToolkitView, error_result
-from tether.tool._structured import StructuredOutputTool
 
 __all__ = ["Agent"]
 
-_REACT = ReActConfig()
-_MODEL = ModelConfig()
-_CONTEXT = ContextConfig()
-_EMPTY_TOOLKIT = Toolkit()
+
+@cache
+def _defaults() -> tuple[ReActConfig, ModelConfig, ContextConfig, Toolkit]:
+    # Built on first use (not at import): the configs are frozen, the toolkit is empty.
+    return ReActConfig(), ModelConfig(), ContextConfig(), Toolkit()
 
 
 class Agent:
@@ -65,16 +66,17 @@ class Agent:
         context_config: ContextConfig | None = None,
         react_config: ReActConfig | None = None,
     ) -> None:
+        react, model_defaults, context, empty_toolkit = _defaults()
         self.name = name
         self.system_prompt = system_prompt
         self.model = model
-        self.toolkit = toolkit if toolkit is not None else _EMPTY_TOOLKIT
+        self.toolkit = toolkit if toolkit is not None else empty_toolkit
         self.state = state if state is not None else AgentState()
         self.offloader = offloader
         self.middlewares: tuple[MiddlewareBase, ...] = tuple(middlewares or ())
-        self.model_config = model_config or _MODEL
-        self.context_config = context_config or _CONTEXT
-        self.react_config = react_config or _REACT
+        self.model_config = model_config or model_defaults
+        self.context_config = context_config or context
+        self.react_config = react_config or react
 
     async def reply(
         self,
@@ -250,6 +252,8 @@ class Agent:
         schema = state.reply.structured_schema if state.reply is not None else None
         if schema is None:
             return view
+        from tether.tool._structured import StructuredOutputTool  # only for structured replies
+
         extra = StructuredOutputTool(
             STRUCTURED_TOOL, structured_model, None if structured_model else schema
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -54,9 +55,10 @@ class ToolContext:
         return dirs[0] if dirs else os.getcwd()
 
 
-_ALLOWED_BY_DEFAULT = PermissionDecision(
-    behavior=PermissionBehavior.ALLOW, reason="allowed by default"
-)
+@cache
+def _allowed_by_default() -> PermissionDecision:
+    # Built on first use: constructing it at import would build pydantic schemas early.
+    return PermissionDecision(behavior=PermissionBehavior.ALLOW, reason="allowed by default")
 
 
 class ToolBase(ABC):
@@ -127,7 +129,7 @@ class ToolBase(ABC):
                 reason=f"{self.name} asks before each call",
                 suggested_rules=self.generate_suggestions(tool_input, context, tool_state),
             )
-        return _ALLOWED_BY_DEFAULT
+        return _allowed_by_default()
 
     def match_rule(
         self,

@@ -12,7 +12,7 @@ __all__ = ["StructuredOutputTool"]
 
 
 class _AnyObject(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(defer_build=True, extra="allow")
 
 
 class StructuredOutputTool(ToolBase):
