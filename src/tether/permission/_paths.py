@@ -255,17 +255,9 @@ def _decide_path(
 ) -> PermissionDecision:
     dirs = work_dirs(context)
     token = token_for(resolved)
-    deny_tools = _rule_tools(tool_name, access, PermissionBehavior.DENY)
-    rule = _first_match(context.deny_rules, deny_tools, resolved, dirs, token)
-    if rule is not None:
-        return PermissionDecision(
-            behavior=PermissionBehavior.DENY, reason=f"{path}: denied by rule `{rule}`", rule=rule
-        )
-    rule = _first_match(context.ask_rules, deny_tools, resolved, dirs, token)
-    if rule is not None:
-        return PermissionDecision(
-            behavior=PermissionBehavior.ASK, reason=f"{path}: rule `{rule}` asks", rule=rule
-        )
+    restricted = _restriction(tool_name, path, resolved, access, context, dirs, token)
+    if restricted is not None:
+        return restricted
     allow_tools = _rule_tools(tool_name, access, PermissionBehavior.ALLOW)
     rule = _first_match(context.allow_rules, allow_tools, resolved, dirs, token)
     if rule is not None:
@@ -301,14 +293,26 @@ def restricting_rule(
     if "\x00" in path:
         return None
     resolved = resolve_path(path, cwd, memo)
-    dirs = work_dirs(context)
+    return _restriction(tool_name, path, resolved, access, context, work_dirs(context), None)
+
+
+def _restriction(
+    tool_name: str,
+    path: str,
+    resolved: ResolvedPath,
+    access: FileAccess,
+    context: PermissionContext,
+    dirs: list[str],
+    token: str | None,
+) -> PermissionDecision | None:
+    """DENY or ASK from the path's deny and ask rules, or `None` if none matches."""
     tools = _rule_tools(tool_name, access, PermissionBehavior.DENY)
-    rule = _first_match(context.deny_rules, tools, resolved, dirs, None)
+    rule = _first_match(context.deny_rules, tools, resolved, dirs, token)
     if rule is not None:
         return PermissionDecision(
             behavior=PermissionBehavior.DENY, reason=f"{path}: denied by rule `{rule}`", rule=rule
         )
-    rule = _first_match(context.ask_rules, tools, resolved, dirs, None)
+    rule = _first_match(context.ask_rules, tools, resolved, dirs, token)
     if rule is not None:
         return PermissionDecision(
             behavior=PermissionBehavior.ASK, reason=f"{path}: rule `{rule}` asks", rule=rule
