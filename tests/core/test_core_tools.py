@@ -253,3 +253,22 @@ async def test_a_lone_tools_events_stream_while_it_runs() -> None:
     seen = await asyncio.wait_for(consume(), timeout=10)
     assert long_job.takes_context
     assert seen.index(EventType.CUSTOM) < seen.index(EventType.TOOL_RESULT_END)
+
+
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        (3, "3"),
+        (-7, "-7"),
+        (True, "true"),
+        (1.5, "1.5"),
+        ({"a": [1, None]}, '{"a": [1, null]}'),
+        ([], "[]"),
+        (None, ""),
+    ],
+)
+def test_tool_return_values_become_json_text(value, text: str) -> None:
+    from tether.tool import to_result
+
+    call = ToolCallBlock(id="c", name="t")
+    assert to_result(call, value).output == text

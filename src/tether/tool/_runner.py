@@ -39,6 +39,8 @@ def to_result(call: ToolCallBlock, output: ToolOutput | Any) -> ToolResultBlock:
         return output.model_copy(update={"id": call.id, "name": call.name})
     if isinstance(output, str):
         return ToolResultBlock(id=call.id, name=call.name, output=output)
+    if type(output) is int:  # common, and its JSON is its str (json.dumps is slow here)
+        return ToolResultBlock(id=call.id, name=call.name, output=str(output))
     if (
         isinstance(output, list)
         and output
