@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
+from contextlib import aclosing
+from functools import partial
 from typing import Any
 
 from tether.agent._run import STRUCTURED_TOOL, Run
@@ -19,14 +20,13 @@ from tether.tool import (
     ToolContext,
     ToolkitView,
     error_result,
+    merge_streams,
     next_batch,
     parse_arguments,
     run_tool,
 )
 
 __all__ = ["act", "commit_result"]
-
-_DONE = object()
 
 
 def _parse(call: ToolCallBlock) -> dict[str, Any] | ArgumentError:
@@ -150,7 +150,11 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
 
 
 def _events(
-    run: Run, call: ToolCallBlock, tool: ToolBase, args: dict[str, Any] | None, emit: Any
+    run: Run,
+    call: ToolCallBlock,
+    tool: ToolBase,
+    args: dict[str, Any] | None,
+    emit: Any,
 ) -> AsyncIterator[AgentEvent]:
     context = ToolContext(
         tool_call_id=call.id,
@@ -214,34 +218,13 @@ async def _execute(
         async for event in _run_alone(run, *calls[0]):
             yield event
         return
-    queue: asyncio.Queue[Any] = asyncio.Queue()
-
-    async def emit(event: AgentEvent) -> None:
-        await queue.put(event)
-
-    async def pump(call: ToolCallBlock, tool: ToolBase, args: dict[str, Any] | None) -> None:
-        try:
-            async for event in _events(run, call, tool, args, emit):
-                await queue.put(event)
-        finally:
-            await queue.put(_DONE)
-
     by_id = {call.id: call for call, _, _ in calls}
-    tasks = [asyncio.create_task(pump(*item)) for item in calls]
+    makers = [partial(_events, run, call, tool, args) for call, tool, args in calls]
     try:
-        remaining = len(tasks)
-        while remaining:
-            item = await queue.get()
-            if item is _DONE:
-                remaining -= 1
-                continue
-            if isinstance(item, ToolResultEndEvent) and item.block_id in by_id:
-                await commit_result(run, by_id[item.block_id], item.tool_result)
-            yield item
-        for task in tasks:
-            task.result()  # surface a middleware's own exception
+        async with aclosing(merge_streams(makers)) as events:
+            async for event in events:
+                if isinstance(event, ToolResultEndEvent) and event.block_id in by_id:
+                    await commit_result(run, by_id[event.block_id], event.tool_result)
+                yield event
     finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
         await _interrupt_unfinished(run, [call for call, _, _ in calls])

@@ -6,6 +6,7 @@ from tether.tool._arguments import ArgumentError, parse_arguments, validate_argu
 from tether.tool._base import ToolBase, ToolChunk, ToolContext, ToolOutput
 from tether.tool._batching import next_batch
 from tether.tool._function import FunctionTool, tool
+from tether.tool._merge import Emit, merge_streams
 from tether.tool._runner import error_result, run_tool, to_result
 from tether.tool._source import PromptParts, ToolSourceBase
 from tether.tool._toolkit import Toolkit, ToolkitView
@@ -17,6 +18,7 @@ __all__ = [
     "ArgumentError",
     "Bash",
     "Edit",
+    "Emit",
     "FunctionTool",
     "Glob",
     "Grep",
@@ -31,6 +33,7 @@ __all__ = [
     "ToolkitView",
     "Write",
     "error_result",
+    "merge_streams",
     "next_batch",
     "parse_arguments",
     "run_tool",
