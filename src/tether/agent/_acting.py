@@ -26,7 +26,7 @@ from tether.tool import (
     run_tool,
 )
 
-__all__ = ["act", "commit_result"]
+__all__ = ["act", "commit_result", "interrupt_unfinished"]
 
 
 def _parse(call: ToolCallBlock) -> dict[str, Any] | ArgumentError:
@@ -37,20 +37,22 @@ def _parse(call: ToolCallBlock) -> dict[str, Any] | ArgumentError:
 
 
 def _arguments(call: ToolCallBlock) -> dict[str, Any] | None:
-    try:
-        return parse_arguments(call.input)
-    except ArgumentError:
-        return None
+    args = _parse(call)
+    return None if isinstance(args, ArgumentError) else args
 
 
-def _is_safe(view: ToolkitView, call: ToolCallBlock) -> bool:
+def _is_safe(
+    view: ToolkitView, call: ToolCallBlock, parsed: dict[str, dict[str, Any] | ArgumentError]
+) -> bool:
     tool = view.tools.get(call.name)
     if tool is None:
         return True  # answered at once with an error result
     if type(tool).is_concurrency_safe_call is ToolBase.is_concurrency_safe_call:
         return tool.is_concurrency_safe  # no need to parse the arguments
-    args = _arguments(call)
-    if tool is None or args is None:
+    if call.id not in parsed:
+        parsed[call.id] = _parse(call)
+    args = parsed[call.id]
+    if isinstance(args, ArgumentError):
         return True  # answered at once with an error result
     return tool.is_concurrency_safe_call(args)
 
@@ -122,10 +124,11 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
     open_calls = [
         c for c in msg.tool_calls if c.state in (ToolCallState.PENDING, ToolCallState.ALLOWED)
     ]
-    batch = next_batch(open_calls, lambda c: _is_safe(view, c))
+    parsed: dict[str, dict[str, Any] | ArgumentError] = {}  # each call parsed once per step
+    batch = next_batch(open_calls, lambda c: _is_safe(view, c, parsed))
     to_run: list[tuple[ToolCallBlock, ToolBase, dict[str, Any] | None]] = []
     for call in batch:
-        args = _parse(call)
+        args = parsed[call.id] if call.id in parsed else _parse(call)
         if call.state is ToolCallState.PENDING:
             answer = await _check(run, view, call, args)
             if answer is not None:
@@ -198,16 +201,22 @@ async def _run_alone(
                 await commit_result(run, call, event.tool_result)
             yield event
     finally:
-        await _interrupt_unfinished(run, [call])
+        await interrupt_unfinished(run, [call])
 
 
-async def _interrupt_unfinished(run: Run, calls: list[ToolCallBlock]) -> None:
+async def interrupt_unfinished(
+    run: Run,
+    calls: list[ToolCallBlock],
+    text: str = "The call was interrupted before it finished.",
+) -> list[ToolResultBlock]:
+    """End every call of `calls` that has no result yet as interrupted; return those results."""
+    results = []
     for call in calls:
         if call.state is not ToolCallState.FINISHED:
-            result = error_result(
-                call, "The call was interrupted before it finished.", ToolResultState.INTERRUPTED
-            )
+            result = error_result(call, text, ToolResultState.INTERRUPTED)
             await commit_result(run, call, result)
+            results.append(result)
+    return results
 
 
 async def _execute(
@@ -227,4 +236,4 @@ async def _execute(
                     await commit_result(run, by_id[event.block_id], event.tool_result)
                 yield event
     finally:
-        await _interrupt_unfinished(run, [call for call, _, _ in calls])
+        await interrupt_unfinished(run, [call for call, _, _ in calls])

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from tether._ids import new_id
-from tether.agent._acting import act, commit_result
+from tether.agent._acting import act, interrupt_unfinished
 from tether.agent._actions import Finish, Pause, Reason, next_action
 from tether.agent._config import ModelConfig, ReActConfig
 from tether.agent._inputs import pause_msg, validate_inputs
@@ -28,11 +28,11 @@ from tether.event import (
     UserConfirmResultEvent,
     UserInterruptEvent,
 )
-from tether.message import AssistantMsg, Msg, ToolCallState, ToolResultState
+from tether.message import AssistantMsg, Msg, ToolCallState
 from tether.middleware import MiddlewareBase, ReplyCall, chain_iterator, overrides
 from tether.model import ChatModelBase
 from tether.state import AgentState, ReplyCursor
-from tether.tool import Toolkit, ToolkitView, error_result
+from tether.tool import Toolkit, ToolkitView
 
 __all__ = ["Agent"]
 
@@ -41,6 +41,13 @@ __all__ = ["Agent"]
 def _defaults() -> tuple[ReActConfig, ModelConfig, ContextConfig, Toolkit]:
     # Built on first use (not at import): the configs are frozen, the toolkit is empty.
     return ReActConfig(), ModelConfig(), ContextConfig(), Toolkit()
+
+
+def _is_paused(state: AgentState) -> bool:
+    """Whether the reply in progress waits for a confirmation or an external result."""
+    msg = state.reply_msg()
+    waiting = (ToolCallState.ASKING, ToolCallState.SUBMITTED)
+    return msg is not None and any(c.state in waiting for c in msg.tool_calls)
 
 
 class Agent:
@@ -171,10 +178,7 @@ class Agent:
     async def _start(self, run: Run, msgs: list[Msg]) -> AsyncIterator[AgentEvent]:
         state = run.state
         if state.reply is not None:
-            msg = state.reply_msg()
-            if msg is not None and any(
-                c.state in (ToolCallState.ASKING, ToolCallState.SUBMITTED) for c in msg.tool_calls
-            ):
+            if _is_paused(state):
                 raise ResumeError(
                     f"reply {state.reply.reply_id!r} is paused waiting for tool calls; resume it "
                     "with UserConfirmResultEvent / ExternalExecutionResultEvent, or abort it "
@@ -195,15 +199,8 @@ class Agent:
 
     async def _close_unfinished(self, run: Run) -> None:
         msg = run.state.reply_msg()
-        for call in msg.tool_calls if msg is not None else []:
-            if call.state is not ToolCallState.FINISHED:
-                await commit_result(
-                    run,
-                    call,
-                    error_result(
-                        call, "The reply ended before this call ran.", ToolResultState.INTERRUPTED
-                    ),
-                )
+        calls = msg.tool_calls if msg is not None else []
+        await interrupt_unfinished(run, calls, "The reply ended before this call ran.")
         run.state.reply = None
 
     async def _finish(self, run: Run) -> AsyncIterator[AgentEvent]:
@@ -219,10 +216,7 @@ class Agent:
     async def observe(self, msgs: Msg | list[Msg]) -> None:
         """Add messages to the context without reasoning."""
         checked = validate_inputs(msgs)
-        reply = self.state.reply_msg()
-        if reply is not None and any(
-            c.state in (ToolCallState.ASKING, ToolCallState.SUBMITTED) for c in reply.tool_calls
-        ):
+        if _is_paused(self.state):
             raise ResumeError("a reply is paused; resume or interrupt it before observing messages")
         for msg in checked:
             self.state.add_message(msg)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from tether.agent._acting import commit_result
+from tether.agent._acting import commit_result, interrupt_unfinished
 from tether.agent._run import Run
 from tether.errors import NothingToResumeError, ResumeError
 from tether.event import (
@@ -82,13 +82,10 @@ async def apply_resume(run: Run, event: ResumeEvent) -> AsyncIterator[AgentEvent
     state, reply_id = run.state, run.reply_id
     if isinstance(event, UserInterruptEvent):
         msg = state.reply_msg()
-        for call in msg.tool_calls if msg is not None else []:
-            if call.state is not ToolCallState.FINISHED:
-                result = error_result(
-                    call, "The user interrupted the reply.", ToolResultState.INTERRUPTED
-                )
-                await commit_result(run, call, result)
-                yield ToolResultEndEvent(reply_id=reply_id, block_id=call.id, tool_result=result)
+        reply_calls = msg.tool_calls if msg is not None else []
+        text = "The user interrupted the reply."
+        for result in await interrupt_unfinished(run, reply_calls, text):
+            yield ToolResultEndEvent(reply_id=reply_id, block_id=result.id, tool_result=result)
         run.cursor.interrupted = True
         return
     if isinstance(event, ExternalExecutionResultEvent):
