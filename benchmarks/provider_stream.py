@@ -1,11 +1,15 @@
 """Parse throughput of a 5,000-chunk streamed answer, per provider, through the official SDK.
 
 For each provider a local HTTP server (in its own thread) sends a stream of 5,000 text
-chunks plus usage, in the provider's wire format. The client runs `model.stream()` (the
-SDK, then tether's chunk-to-delta translation and error guard) into the
-`StreamAssembler`, which builds the block and its events. The SDK's stream is wrapped so
-the time spent inside it (network reads, SSE/NDJSON parsing, SDK models) is measured in
-the same run; tether's share is everything else. The best of several rounds is kept. Run: `PYTHONPATH=src python benchmarks/provider_stream.py [--chunks N]`.
+chunks plus usage, in the provider's wire format. Each round reads that answer three ways:
+the SDK's stream alone (network reads, SSE/NDJSON parsing, SDK models, nothing else); then
+`model.stream()` (the SDK, tether's chunk-to-delta translation and error guard) into the
+`StreamAssembler`, once building only the blocks (`reply()` with no observer) and once
+also one event per delta (`reply_stream()`). Tether's share is the time it adds to the SDK
+alone, over the time through tether. No timers sit inside the stream, so none is counted
+as tether's. The assembler's own cost per chunk is measured apart, on the deltas of the
+same answer collected beforehand. Rounds interleave the three ways; the best of each is
+kept. Run: `PYTHONPATH=src python benchmarks/provider_stream.py [--chunks N] [--rounds R]`.
 """
 
 from __future__ import annotations
@@ -179,59 +183,21 @@ def serve(content_type: str, body: bytes) -> ThreadingHTTPServer:
     return server
 
 
-class TimedStream:
-    """Wraps an SDK stream and adds the time spent inside its `__anext__` to `clock[0]`."""
-
-    def __init__(self, inner: Any, clock: list[float]) -> None:
-        self._inner = inner.__aiter__()
-        self._clock = clock
-
-    def __aiter__(self) -> TimedStream:
-        return self
-
-    async def __anext__(self) -> Any:
-        start = time.perf_counter()
-        try:
-            return await self._inner.__anext__()
-        finally:
-            self._clock[0] += time.perf_counter() - start
-
-
-def timed(owner: Any, method: str, clock: list[float]) -> None:
-    """Make `owner.method(...)` return its stream wrapped in a `TimedStream`."""
-    original = getattr(owner, method)
-
-    async def call(*args: Any, **kwargs: Any) -> Any:
-        start = time.perf_counter()
-        stream = await original(*args, **kwargs)
-        clock[0] += time.perf_counter() - start  # sending the request, reading the headers
-        return TimedStream(stream, clock)
-
-    setattr(owner, method, call)
-
-
-def make_model(name: str, url: str, clock: list[float]) -> Any:
-    """A model of `name` whose SDK stream is timed."""
+def make_model(name: str, url: str) -> Any:
+    """A model of provider `name` pointed at the local server."""
     if name == "openai":
-        model: Any = OpenAIChatModel(OpenAICredential(api_key="k", base_url=url + "/v1"), "gpt-4o")
-        timed(model.client.chat.completions, "create", clock)
-    elif name == "anthropic":
-        model = AnthropicChatModel(
+        return OpenAIChatModel(OpenAICredential(api_key="k", base_url=url + "/v1"), "gpt-4o")
+    if name == "anthropic":
+        return AnthropicChatModel(
             AnthropicCredential(api_key="k", base_url=url), "claude-sonnet-4-6"
         )
-        timed(model.client.messages, "create", clock)
-    elif name == "gemini":
-        model = GeminiChatModel(GeminiCredential(api_key="k", base_url=url), "gemini-2.5-flash")
-        timed(model.client.aio.models, "generate_content_stream", clock)
-    elif name == "dashscope":
-        model = DashScopeChatModel(
+    if name == "gemini":
+        return GeminiChatModel(GeminiCredential(api_key="k", base_url=url), "gemini-2.5-flash")
+    if name == "dashscope":
+        return DashScopeChatModel(
             DashScopeCredential(api_key="k", base_url=url + "/api/v1"), "qwen-max"
         )
-        timed(model.client.chat.completions, "create", clock)
-    else:
-        model = OllamaChatModel(OllamaCredential(base_url=url), "llama3.1")
-        timed(model.client, "chat", clock)
-    return model
+    return OllamaChatModel(OllamaCredential(base_url=url), "llama3.1")
 
 
 BODIES = {
@@ -241,65 +207,97 @@ BODIES = {
     "dashscope": dashscope_body,
     "ollama": ollama_body,
 }
+REQUEST = ChatRequest([UserMsg("user", "go")])
 
 
-async def run_once(model: Any, clock: list[float], chunks: int) -> tuple[float, float, float]:
-    """(total, SDK, assembler) seconds of one streamed answer through tether."""
-    request = ChatRequest([UserMsg("user", "go")])
-    assembler = StreamAssembler(reply_id="bench")
-    clock[0] = 0.0
-    feed_time = 0.0
+async def sdk_alone(model: Any, chunks: int) -> float:
+    """Seconds to send the request and read every chunk through the SDK, and nothing else."""
     start = time.perf_counter()
-    async for delta in model.stream(request):
-        t = time.perf_counter()
+    opened = await model._open(REQUEST)
+    async for _ in opened.chunks:
+        pass
+    return time.perf_counter() - start
+
+
+async def through_tether(model: Any, chunks: int, *, emit: bool) -> float:
+    """Seconds for the same answer through `model.stream()` into the `StreamAssembler`."""
+    assembler = StreamAssembler(reply_id="bench", emit=emit)
+    start = time.perf_counter()
+    async for delta in model.stream(REQUEST):
         assembler.feed(delta)
-        feed_time += time.perf_counter() - t
     assembler.close()
-    total = time.perf_counter() - start
+    elapsed = time.perf_counter() - start
     text = assembler.blocks[0].text if assembler.blocks else ""  # type: ignore[union-attr]
     assert text == TOKEN * chunks, "the assembled text is wrong"
-    return total, clock[0], feed_time
+    return elapsed
+
+
+async def assembler_alone(model: Any, *, emit: bool) -> float:
+    """Seconds to feed the answer's deltas (collected beforehand) into a `StreamAssembler`."""
+    deltas = [delta async for delta in model.stream(REQUEST)]
+    assembler = StreamAssembler(reply_id="bench", emit=emit)
+    start = time.perf_counter()
+    for delta in deltas:
+        assembler.feed(delta)
+    assembler.close()
+    return time.perf_counter() - start
 
 
 async def bench(name: str, chunks: int, rounds: int) -> dict[str, Any]:
+    """Best-of-`rounds` seconds of each way of reading one provider's answer."""
     content_type, body = BODIES[name](chunks)
     server = serve(content_type, body)
-    clock = [0.0]
+    best: dict[str, float] = {}
     try:
-        model = make_model(name, f"http://127.0.0.1:{server.server_address[1]}", clock)
-        await run_once(model, clock, chunks)  # warm up: imports, connection
-        best: tuple[float, float, float] | None = None
-        for _ in range(rounds):
-            gc.collect()
-            result = await run_once(model, clock, chunks)
-            if best is None or result[0] < best[0]:
-                best = result
+        model = make_model(name, f"http://127.0.0.1:{server.server_address[1]}")
+        await through_tether(model, chunks, emit=True)  # warm up: imports, connection
+        for _ in range(rounds):  # interleaved, so drift of the machine hits all alike
+            for key, run in (
+                ("sdk", lambda: sdk_alone(model, chunks)),
+                ("events", lambda: through_tether(model, chunks, emit=True)),
+                ("blocks", lambda: through_tether(model, chunks, emit=False)),
+                ("asm_events", lambda: assembler_alone(model, emit=True)),
+                ("asm_blocks", lambda: assembler_alone(model, emit=False)),
+            ):
+                gc.collect()
+                seconds = await run()
+                best[key] = min(best.get(key, seconds), seconds)
         await model.aclose()
     finally:
         server.shutdown()
-    assert best is not None
-    total, sdk, feed = best
-    return {"provider": name, "total": total, "sdk": sdk, "feed": feed, "chunks": chunks}
+    return {"provider": name, "chunks": chunks, **best}
+
+
+def share(row: dict[str, Any], key: str) -> str:
+    """Tether's share of the time of reading through tether: what it adds to the SDK alone."""
+    return f"{max(row[key] - row['sdk'], 0.0) / row[key]:.1%}"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--chunks", type=int, default=5000)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     rows = [asyncio.run(bench(name, args.chunks, args.rounds)) for name in BODIES]
-    print(f"{args.chunks} streamed text chunks per provider; best of {args.rounds} rounds\n")
+    print(f"{args.chunks} streamed text chunks per provider; best of {args.rounds} rounds")
+    print("'blocks': the answer assembled into its message, as `reply()` does when no one")
+    print("watches; 'events': also one pydantic event per delta, as `reply_stream()` does.\n")
     print(
-        "| provider  | total (s) | in SDK (s) | in tether (s) | chunks/s | tether share | of which assembler |"
+        "| provider  | SDK alone (s) | + blocks (s) | + events (s) | chunks/s (events) "
+        "| tether share, blocks | tether share, events | assembler µs/chunk blocks / events |"
     )
     print(
-        "|-----------|----------:|-----------:|--------------:|---------:|-------------:|-------------------:|"
+        "|-----------|--------------:|-------------:|-------------:|------------------:"
+        "|---------------------:|---------------------:|-----------------------------------:|"
     )
     for r in rows:
-        own = r["total"] - r["sdk"]
+        per_chunk = (
+            f"{r['asm_blocks'] / r['chunks'] * 1e6:.2f} / {r['asm_events'] / r['chunks'] * 1e6:.2f}"
+        )
         print(
-            f"| {r['provider']:<9} | {r['total']:9.3f} | {r['sdk']:10.3f} | {own:13.3f} "
-            f"| {r['chunks'] / r['total']:8,.0f} | {own / r['total']:11.1%} | {r['feed'] / r['total']:17.1%} |"
+            f"| {r['provider']:<9} | {r['sdk']:13.3f} | {r['blocks']:12.3f} | {r['events']:12.3f} "
+            f"| {r['chunks'] / r['events']:17,.0f} | {share(r, 'blocks'):>20} "
+            f"| {share(r, 'events'):>20} | {per_chunk:>34} |"
         )
 
 

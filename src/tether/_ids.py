@@ -22,9 +22,8 @@ def new_id() -> str:
 def now_iso() -> str:
     """The current UTC time in ISO 8601 with microseconds."""
     global _last_second, _second_text
-    now = time.time()
-    second = int(now)
+    second, nanoseconds = divmod(time.time_ns(), 1_000_000_000)
     if second != _last_second:
-        _second_text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+        _second_text = time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(second))
         _last_second = second
-    return f"{_second_text}.{int((now - second) * 1_000_000):06d}+00:00"
+    return f"{_second_text}{nanoseconds // 1000:06d}+00:00"

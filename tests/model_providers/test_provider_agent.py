@@ -81,7 +81,7 @@ async def test_same_conversation_on_every_provider(server: ReplayServer, provide
     assert all("sk-" not in e.model_dump_json() for e in events)
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize("provider", PROVIDERS)
 async def test_agent_emits_one_model_retry_event_on_429(
     server: ReplayServer, provider: str
 ) -> None:
@@ -101,6 +101,37 @@ async def test_agent_emits_one_model_retry_event_on_429(
     server.assert_done()
     assert [e.type for e in events].count(EventType.MODEL_RETRY) == 1
     assert events[-1].msg.get_text_content() == "Hi!"
+
+
+FALLBACK = {"openai": "ollama", "anthropic": "openai", "gemini": "anthropic"}
+FALLBACK |= {"dashscope": "gemini", "ollama": "dashscope"}
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_agent_switches_to_the_fallback_model_when_a_provider_keeps_failing(
+    server: ReplayServer, provider: str
+) -> None:
+    from provider_wire import error_reply
+
+    server.add(*(error_reply(provider, 503, "overloaded") for _ in range(3)))
+    server.add(stream_reply(FALLBACK[provider], [("text", "Hi from the fallback!")]))
+    primary = make_model(provider, server.url)
+    fallback = make_model(FALLBACK[provider], server.url)
+    agent = Agent(
+        name="my_agent",
+        system_prompt="You are a helpful assistant.",
+        model=primary,
+        model_config=ModelConfig(max_retries=2, initial_retry_delay=0, fallback_model=fallback),
+    )
+    events = [e async for e in agent.reply_stream(UserMsg("user", "hello"))]
+    server.assert_done()  # three failed calls to the primary, then one to the fallback
+    retries = [e for e in events if e.type == EventType.MODEL_RETRY]
+    assert [e.next_model_name for e in retries] == [primary.model_name] * 2 + [fallback.model_name]
+    assert all("503" in e.error or "overloaded" in e.error for e in retries)
+    (end,) = [e for e in events if e.type == EventType.MODEL_CALL_END]
+    assert end.model_name == fallback.model_name
+    assert events[-1].msg.get_text_content() == "Hi from the fallback!"
+    assert agent.state.context[-1].get_text_content() == "Hi from the fallback!"
 
 
 class Weather(BaseModel):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from tether._ids import new_id
 from tether.event import (
     AgentEvent,
@@ -27,6 +29,8 @@ from tether.model._types import (
 
 __all__ = ["StreamAssembler"]
 
+_NO_EVENTS: tuple[AgentEvent, ...] = ()
+
 
 class StreamAssembler:
     """Builds a response's blocks from deltas and says what happened as events.
@@ -36,107 +40,120 @@ class StreamAssembler:
     ones). `close` ends the open blocks and the tool calls, in order. With `emit=False`
     the blocks are built the same way but no block events are made (for callers that
     only want the final message: building events is most of the cost).
+
+    Text arrives in many small pieces, so pieces are kept in lists and joined once, when
+    their block ends: the texts of `blocks` are complete after `close`, not before.
     """
 
-    __slots__ = ("_calls", "_events", "_open", "blocks", "emit", "reply_id", "usage")
+    __slots__ = ("_args", "_calls", "_open", "_parts", "blocks", "emit", "reply_id", "usage")
 
     def __init__(self, reply_id: str, *, emit: bool = True) -> None:
         self.reply_id = reply_id
         self.emit = emit
         self.blocks: list[ContentBlock] = []
         self.usage: ChatUsage | None = None
-        self._calls: dict[int, ToolCallBlock] = {}
         self._open: TextBlock | ThinkingBlock | None = None
-        self._events: list[AgentEvent] = []
+        self._parts: list[str] = []  # the open block's text so far
+        self._calls: dict[int, ToolCallBlock] = {}
+        self._args: dict[int, list[str]] = {}  # each call's argument pieces so far
 
-    def _take(self) -> list[AgentEvent]:
-        events, self._events = self._events, []
-        return events
-
-    def _close_open(self) -> None:
-        block = self._open
-        if block is None:
-            return
-        self._open = None
-        if not self.emit:
-            return
-        if isinstance(block, TextBlock):
-            self._events.append(TextBlockEndEvent(reply_id=self.reply_id, block_id=block.id))
-        else:
-            self._events.append(
-                ThinkingBlockEndEvent(
-                    reply_id=self.reply_id, block_id=block.id, signature=block.signature
-                )
-            )
-
-    def feed(self, delta: ModelDelta) -> list[AgentEvent]:
+    def feed(self, delta: ModelDelta) -> Sequence[AgentEvent]:
         """Take one delta; return the events it produced."""
         if isinstance(delta, TextDelta):
-            if delta.text:
-                self._text(delta.text)
-        elif isinstance(delta, ThinkingDelta):
-            self._thinking(delta)
-        elif isinstance(delta, ToolCallDelta):
-            self._tool_call(delta)
-        elif isinstance(delta, UsageDelta):
+            text = delta.text
+            if not text:
+                return _NO_EVENTS
+            block = self._open
+            if not isinstance(block, TextBlock):  # the common case skips this
+                events = self._start(TextBlock(id=new_id(), text=""))
+                block = self._open
+                assert block is not None
+            else:
+                events = []
+            self._parts.append(text)
+            if self.emit:
+                events.append(
+                    TextBlockDeltaEvent(reply_id=self.reply_id, block_id=block.id, delta=text)
+                )
+            return events
+        if isinstance(delta, ThinkingDelta):
+            return self._thinking(delta)
+        if isinstance(delta, ToolCallDelta):
+            return self._tool_call(delta)
+        if isinstance(delta, UsageDelta):
             self.usage = delta.usage
-        return self._take() if self._events else []
+        return _NO_EVENTS
 
-    def _text(self, text: str) -> None:
-        block = self._open
-        if not isinstance(block, TextBlock):
-            self._close_open()
-            block = TextBlock(id=new_id(), text="")
-            self.blocks.append(block)
-            self._open = block
-            if self.emit:
-                self._events.append(TextBlockStartEvent(reply_id=self.reply_id, block_id=block.id))
-        block.text += text
+    def _start(self, block: TextBlock | ThinkingBlock) -> list[AgentEvent]:
+        """Close the open block and open `block`; return the events of both."""
+        events = self._close_open()
+        self.blocks.append(block)
+        self._open = block
         if self.emit:
-            self._events.append(
-                TextBlockDeltaEvent(reply_id=self.reply_id, block_id=block.id, delta=text)
-            )
+            start = TextBlockStartEvent if isinstance(block, TextBlock) else ThinkingBlockStartEvent
+            events.append(start(reply_id=self.reply_id, block_id=block.id))
+        return events
 
-    def _thinking(self, delta: ThinkingDelta) -> None:
+    def _close_open(self) -> list[AgentEvent]:
         block = self._open
+        if block is None:
+            return []
+        self._open = None
+        text = "".join(self._parts)
+        self._parts = []
+        if isinstance(block, TextBlock):
+            block.text = text
+            if self.emit:
+                return [TextBlockEndEvent(reply_id=self.reply_id, block_id=block.id)]
+        else:
+            block.thinking = text
+            if self.emit:
+                return [
+                    ThinkingBlockEndEvent(
+                        reply_id=self.reply_id, block_id=block.id, signature=block.signature
+                    )
+                ]
+        return []
+
+    def _thinking(self, delta: ThinkingDelta) -> Sequence[AgentEvent]:
+        block = self._open
+        events: list[AgentEvent] = []
         if not isinstance(block, ThinkingBlock):
-            if not delta.text and delta.signature is not None:
-                last = next(
-                    (b for b in reversed(self.blocks) if isinstance(b, ThinkingBlock)), None
-                )
-                if last is not None:
-                    last.signature = delta.signature
-                    return
-            if not delta.text and delta.signature is None:
-                return
-            self._close_open()
+            if not delta.text:
+                if delta.signature is not None:  # a late signature for the last thinking block
+                    last = next(
+                        (b for b in reversed(self.blocks) if isinstance(b, ThinkingBlock)), None
+                    )
+                    if last is not None:
+                        last.signature = delta.signature
+                        return _NO_EVENTS
+                else:
+                    return _NO_EVENTS
             block = ThinkingBlock(id=new_id(), thinking="")
-            self.blocks.append(block)
-            self._open = block
-            if self.emit:
-                self._events.append(
-                    ThinkingBlockStartEvent(reply_id=self.reply_id, block_id=block.id)
-                )
+            events = self._start(block)
         if delta.text:
-            block.thinking += delta.text
+            self._parts.append(delta.text)
             if self.emit:
-                self._events.append(
+                events.append(
                     ThinkingBlockDeltaEvent(
                         reply_id=self.reply_id, block_id=block.id, delta=delta.text
                     )
                 )
         if delta.signature is not None:
             block.signature = (block.signature or "") + delta.signature
+        return events
 
-    def _tool_call(self, delta: ToolCallDelta) -> None:
+    def _tool_call(self, delta: ToolCallDelta) -> Sequence[AgentEvent]:
+        events: list[AgentEvent] = []
         call = self._calls.get(delta.index)
         if call is None:
-            self._close_open()
+            events = self._close_open()
             call = ToolCallBlock(id=delta.id or f"call_{new_id()}", name=delta.name or "", input="")
             self._calls[delta.index] = call
+            self._args[delta.index] = []
             self.blocks.append(call)
             if self.emit:
-                self._events.append(
+                events.append(
                     ToolCallStartEvent(reply_id=self.reply_id, block_id=call.id, name=call.name)
                 )
         elif delta.name and not call.name:
@@ -144,27 +161,28 @@ class StreamAssembler:
         if delta.metadata:
             call.metadata.update(delta.metadata)
         if delta.arguments:
-            call.input += delta.arguments
+            self._args[delta.index].append(delta.arguments)
             if self.emit:
-                self._events.append(
+                events.append(
                     ToolCallDeltaEvent(
                         reply_id=self.reply_id, block_id=call.id, delta=delta.arguments
                     )
                 )
+        return events
 
     def close(self) -> list[AgentEvent]:
         """End the open block and every tool call; return those events."""
-        self._close_open()
-        for call in self._calls.values():
-            if not call.input.strip():
-                call.input = "{}"
+        events = self._close_open()
+        for index, call in self._calls.items():
+            arguments = "".join(self._args[index])
+            call.input = arguments if arguments.strip() else "{}"
             if self.emit:
-                self._events.append(
+                events.append(
                     ToolCallEndEvent(
                         reply_id=self.reply_id, block_id=call.id, tool_call=call.model_copy()
                     )
                 )
-        return self._take()
+        return events
 
     def response(self, model_name: str = "") -> ChatResponse:
         """The assembled answer."""

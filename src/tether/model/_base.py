@@ -44,7 +44,7 @@ class ChatModelBase(ABC):
         """Call the model and return the whole answer."""
         from tether.model._assembler import StreamAssembler
 
-        assembler = StreamAssembler(reply_id="")
+        assembler = StreamAssembler(reply_id="", emit=False)
         async for delta in self.stream(request):
             assembler.feed(delta)
         assembler.close()

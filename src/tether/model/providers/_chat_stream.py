@@ -12,16 +12,20 @@ from tether.model.providers._base import Opened
 __all__ = ["ChatChunkParser", "extra", "open_chat_completion"]
 
 
-def extra(obj: Any, name: str) -> Any:
-    """A field a provider adds to the OpenAI schema (`reasoning_content`, ...), or `None`."""
+def extra(obj: Any, *names: str) -> Any:
+    """The first non-empty one of fields a provider adds to the OpenAI schema, or `None`.
+
+    E.g. `extra(delta, "reasoning_content", "reasoning")`.
+    """
     # Read the instance dicts directly: a missed `getattr` on a pydantic model raises and
     # catches an AttributeError, which costs more than the rest of the chunk's handling.
-    value = getattr(obj, "__dict__", {}).get(name)
-    if value is None:
-        fields = getattr(obj, "__pydantic_extra__", None)
+    for fields in (getattr(obj, "__dict__", None), getattr(obj, "__pydantic_extra__", None)):
         if fields:
-            value = fields.get(name)
-    return value
+            for name in names:
+                value = fields.get(name)
+                if value:
+                    return value
+    return None
 
 
 class ChatChunkParser:
@@ -42,13 +46,13 @@ class ChatChunkParser:
 
     def chunk(self, chunk: Any) -> list[ModelDelta]:
         """The deltas of one streamed chunk; its usage is kept for `finish`."""
-        deltas: list[ModelDelta] = []
+        usage = chunk.usage
+        if usage is not None:
+            self.last_usage = usage  # DashScope repeats a cumulative count in every frame
         for choice in chunk.choices:
             if choice.index == 0 and choice.delta is not None:
-                deltas = self.message(choice.delta)
-        if chunk.usage is not None:
-            self.last_usage = chunk.usage  # DashScope repeats a cumulative count in every frame
-        return deltas
+                return self.message(choice.delta)
+        return []
 
     def completion(self, completion: Any) -> list[ModelDelta]:
         """The deltas of a whole (non-streamed) completion."""
@@ -79,28 +83,29 @@ class ChatChunkParser:
 
     def message(self, message: Any) -> list[ModelDelta]:
         """The deltas of a delta (streaming) or a whole message (non-streaming)."""
+        content = message.content
+        calls = message.tool_calls
+        reasoning = extra(message, "reasoning_content", "reasoning")
+        if not calls and not reasoning:  # the common chunk: a piece of the answer
+            return [TextDelta(content)] if isinstance(content, str) and content else []
         deltas: list[ModelDelta] = []
-        reasoning = extra(message, "reasoning_content") or extra(message, "reasoning")
         if isinstance(reasoning, str) and reasoning:
             deltas.append(ThinkingDelta(text=reasoning))
-        content = message.content
         if isinstance(content, str) and content:
             deltas.append(TextDelta(text=content))
-        calls = message.tool_calls
-        if calls:
-            for call in calls:
-                fn = call.function
-                name = getattr(fn, "name", None) if fn is not None else None
-                args = getattr(fn, "arguments", None) if fn is not None else None
-                call_id = call.id or None
-                deltas.append(
-                    ToolCallDelta(
-                        index=self._slot(getattr(call, "index", None), call_id),
-                        id=call_id,
-                        name=name or None,
-                        arguments=args if isinstance(args, str) else "",
-                    )
+        for call in calls or ():
+            fn = call.function
+            name = getattr(fn, "name", None) if fn is not None else None
+            args = getattr(fn, "arguments", None) if fn is not None else None
+            call_id = call.id or None
+            deltas.append(
+                ToolCallDelta(
+                    index=self._slot(getattr(call, "index", None), call_id),
+                    id=call_id,
+                    name=name or None,
+                    arguments=args if isinstance(args, str) else "",
                 )
+            )
         return deltas
 
 

@@ -1,0 +1,86 @@
+"""The StreamAssembler: deltas into blocks, and the events that fold back into the same blocks."""
+
+import json
+
+from tether.event import EventType
+from tether.message import AssistantMsg, TextBlock, ThinkingBlock, ToolCallBlock
+from tether.model import StreamAssembler, TextDelta, ThinkingDelta, ToolCallDelta
+
+DELTAS = [
+    ThinkingDelta(text="Let me "),
+    ThinkingDelta(text="think."),
+    ThinkingDelta(signature="sig-1"),
+    TextDelta("The "),
+    TextDelta(""),
+    TextDelta("answer."),
+    ToolCallDelta(index=0, id="call_a", name="add", arguments='{"a": '),
+    ToolCallDelta(index=1, id="call_b", name="echo"),
+    ToolCallDelta(index=0, id="", name="", arguments="1}"),
+    ToolCallDelta(index=1, arguments='{"text": "hi"}'),
+    ToolCallDelta(index=2, id="call_c", name="now"),
+]
+
+
+def assemble(emit: bool) -> tuple[StreamAssembler, list]:
+    assembler = StreamAssembler("r1", emit=emit)
+    events = [e for d in DELTAS for e in assembler.feed(d)]
+    events += assembler.close()
+    return assembler, events
+
+
+def test_blocks_are_whole_after_close() -> None:
+    assembler, _ = assemble(emit=True)
+    thinking, text, add, echo, now = assembler.blocks
+    assert isinstance(thinking, ThinkingBlock)
+    assert (thinking.thinking, thinking.signature) == ("Let me think.", "sig-1")
+    assert isinstance(text, TextBlock) and text.text == "The answer."
+    assert isinstance(add, ToolCallBlock) and (add.id, add.name) == ("call_a", "add")
+    assert json.loads(add.input) == {"a": 1}
+    assert isinstance(echo, ToolCallBlock) and json.loads(echo.input) == {"text": "hi"}
+    assert isinstance(now, ToolCallBlock) and now.input == "{}"  # no arguments at all
+
+
+def test_event_order_and_that_events_fold_into_the_same_blocks() -> None:
+    assembler, events = assemble(emit=True)
+    assert [e.type for e in events] == [
+        EventType.THINKING_BLOCK_START,
+        EventType.THINKING_BLOCK_DELTA,
+        EventType.THINKING_BLOCK_DELTA,
+        EventType.THINKING_BLOCK_END,
+        EventType.TEXT_BLOCK_START,
+        EventType.TEXT_BLOCK_DELTA,
+        EventType.TEXT_BLOCK_DELTA,
+        EventType.TEXT_BLOCK_END,
+        EventType.TOOL_CALL_START,
+        EventType.TOOL_CALL_DELTA,
+        EventType.TOOL_CALL_START,
+        EventType.TOOL_CALL_DELTA,
+        EventType.TOOL_CALL_DELTA,
+        EventType.TOOL_CALL_START,
+        EventType.TOOL_CALL_END,
+        EventType.TOOL_CALL_END,
+        EventType.TOOL_CALL_END,
+    ]
+    assert all(e.reply_id == "r1" for e in events)
+    msg = AssistantMsg("a", [])
+    for event in events:
+        msg.append_event(event)
+    assert msg.content == assembler.blocks
+
+
+def test_without_events_the_blocks_are_the_same() -> None:
+    quiet, events = assemble(emit=False)
+    loud, _ = assemble(emit=True)
+    assert events == []
+    strip = [b.model_dump(exclude={"id"}) for b in quiet.blocks]
+    assert strip == [b.model_dump(exclude={"id"}) for b in loud.blocks]
+
+
+def test_a_long_stream_of_small_pieces_joins_exactly() -> None:
+    assembler = StreamAssembler("r1", emit=False)
+    pieces = [f"{i:05d} " for i in range(20_000)]
+    for piece in pieces:
+        assembler.feed(TextDelta(piece))
+    assembler.close()
+    (block,) = assembler.response().content
+    assert isinstance(block, TextBlock) and block.text == "".join(pieces)
