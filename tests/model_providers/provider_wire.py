@@ -1,7 +1,8 @@
 """Hand-built responses in each provider's published wire format, from one abstract script.
 
 A script is a list of steps: `("text", s)`, `("thinking", s)`, `("signature", s)`,
-`("call", index, id, name)`, `("args", index, piece)`, `("usage", input, output)`.
+`("call", index, id, name)`, `("args", index, piece)`, `("usage", input, output)`, and for
+Anthropic only `("redacted", data)` (a `redacted_thinking` block).
 Providers that send whole calls (Gemini, Ollama) get each call complete at its `call`.
 """
 
@@ -166,6 +167,8 @@ def anthropic_reply(script: list[tuple]) -> Reply:
         block = None
         if kind == "call":
             block = {"type": "tool_use", "id": step[2], "name": step[3], "input": {}}
+        elif kind == "redacted":  # a whole block, no deltas
+            block = {"type": "redacted_thinking", "data": step[1]}
         elif kind in _ANTHROPIC_BLOCKS and open_kind != kind:
             block = _ANTHROPIC_BLOCKS[kind]
         if block is not None:  # close the open block, start the next one

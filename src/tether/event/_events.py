@@ -192,6 +192,8 @@ class ThinkingBlockEndEvent(_BlockEvent):
     type: Literal[EventType.THINKING_BLOCK_END] = EventType.THINKING_BLOCK_END
     signature: str | None = None
     """The provider's signature for the block, if any."""
+    redacted: bool = False
+    """The provider withheld the reasoning; `signature` holds it encrypted."""
 
 
 class ToolCallStartEvent(_BlockEvent):

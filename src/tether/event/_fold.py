@@ -70,6 +70,7 @@ def fold_event(msg: Msg, event: AgentEvent) -> None:  # noqa: C901  # one branch
                     thinking.thinking += event.delta
                 else:
                     thinking.signature = event.signature
+                    thinking.redacted = event.redacted
         case ToolCallStartEvent():
             msg.content.append(ToolCallBlock(id=event.block_id, name=event.name, input=""))
         case ToolCallDeltaEvent():

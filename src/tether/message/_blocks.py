@@ -74,6 +74,9 @@ class ThinkingBlock(BaseModel):
     """Provider signature that must be sent back unchanged (Anthropic, Gemini)."""
     id: str = Field(default_factory=new_id)
     """Block id; streamed deltas carry it."""
+    redacted: bool = False
+    """The provider withheld the reasoning (Anthropic `redacted_thinking`): `thinking` is
+    empty and `signature` holds the encrypted reasoning to send back unchanged."""
 
 
 class Base64Source(BaseModel):

@@ -110,19 +110,30 @@ class StreamAssembler:
             if self.emit:
                 return [
                     ThinkingBlockEndEvent(
-                        reply_id=self.reply_id, block_id=block.id, signature=block.signature
+                        reply_id=self.reply_id,
+                        block_id=block.id,
+                        signature=block.signature,
+                        redacted=block.redacted,
                     )
                 ]
         return []
 
     def _thinking(self, delta: ThinkingDelta) -> Sequence[AgentEvent]:
+        if delta.redacted:  # a whole block at once
+            whole = ThinkingBlock(thinking="", signature=delta.signature, redacted=True)
+            return self._start(whole) + self._close_open()
         block = self._open
         events: list[AgentEvent] = []
         if not isinstance(block, ThinkingBlock):
             if not delta.text:
                 if delta.signature is not None:  # a late signature for the last thinking block
                     last = next(
-                        (b for b in reversed(self.blocks) if isinstance(b, ThinkingBlock)), None
+                        (
+                            b
+                            for b in reversed(self.blocks)
+                            if isinstance(b, ThinkingBlock) and not b.redacted
+                        ),
+                        None,
                     )
                     if last is not None:
                         last.signature = delta.signature

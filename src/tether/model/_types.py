@@ -54,10 +54,15 @@ class TextDelta:
 
 @dataclass(frozen=True, slots=True)
 class ThinkingDelta:
-    """More reasoning text, and/or the block's signature."""
+    """More reasoning text, and/or the block's signature.
+
+    `redacted=True` is a whole block whose reasoning the provider withheld: `signature`
+    carries it encrypted (Anthropic `redacted_thinking`).
+    """
 
     text: str = ""
     signature: str | None = None
+    redacted: bool = False
 
 
 @dataclass(frozen=True, slots=True)

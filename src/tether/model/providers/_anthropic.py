@@ -88,6 +88,8 @@ def _event_deltas(event: Any, usage: _Usage) -> list[ModelDelta]:
             return [TextDelta(block.text)]
         if block.type == "thinking" and block.thinking:
             return [ThinkingDelta(text=block.thinking)]
+        if block.type == "redacted_thinking":
+            return [ThinkingDelta(signature=block.data, redacted=True)]
         return []
     if kind == "message_start":
         # Kept, not yielded: a delta before any content would make an error event that
@@ -107,6 +109,8 @@ def _message_deltas(message: Any) -> list[ModelDelta]:
             deltas.append(TextDelta(block.text))
         elif block.type == "thinking":
             deltas.append(ThinkingDelta(text=block.thinking, signature=block.signature or None))
+        elif block.type == "redacted_thinking":
+            deltas.append(ThinkingDelta(signature=block.data, redacted=True))
         elif block.type == "tool_use":
             deltas.append(
                 ToolCallDelta(

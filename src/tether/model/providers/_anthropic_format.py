@@ -47,7 +47,9 @@ def _assistant_blocks(turn: Turn) -> list[dict[str, Any]]:
         if isinstance(block, ThinkingBlock):
             # Anthropic verifies thinking by its signature; unsigned thinking (from another
             # provider) cannot be sent back as thinking.
-            if block.signature:
+            if block.redacted and block.signature:
+                blocks.append({"type": "redacted_thinking", "data": block.signature})
+            elif block.signature:
                 blocks.append(
                     {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
                 )

@@ -74,7 +74,7 @@ def _model_parts(types: Any, turn: Turn) -> list[Any]:
     pending: bytes | None = None
     for block in turn.blocks:
         if isinstance(block, ThinkingBlock):
-            if block.signature:
+            if block.signature and not block.redacted:  # a redacted block is Anthropic's
                 pending = decode_signature(block.signature)
             continue
         if isinstance(block, TextBlock):
