@@ -8,30 +8,35 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from tether._ids import new_id
-from tether.agent._acting import act, interrupt_unfinished
+from tether.agent._acting import act
 from tether.agent._actions import Finish, Pause, Reason, next_action
 from tether.agent._config import ModelConfig, ReActConfig
-from tether.agent._inputs import pause_msg, validate_inputs
-from tether.agent._reasoning import build_system_prompt, compress, reason
-from tether.agent._resume import ResumeEvent, apply_resume, validate_resume
+from tether.agent._reasoning import reason
 from tether.agent._run import STRUCTURED_TOOL, Run
 from tether.context import ContextConfig, Offloader
+from tether.context._step import build_system_prompt, compress_with_hooks
 from tether.errors import NothingToResumeError, ResumeError
 from tether.event import (
     AgentEvent,
-    ExternalExecutionResultEvent,
     ReplyEndEvent,
     ReplyStartEvent,
     RequireExternalExecutionEvent,
     RequireUserConfirmEvent,
-    UserConfirmResultEvent,
-    UserInterruptEvent,
 )
-from tether.message import AssistantMsg, Msg, ToolCallState
+from tether.message import Msg
+from tether.message._inputs import validate_inputs
 from tether.middleware import MiddlewareBase, ReplyCall, chain_iterator, overrides
 from tether.model import ChatModelBase
-from tether.state import AgentState, ReplyCursor
+from tether.state import AgentState
+from tether.state._pause import (
+    ResumeEvent,
+    apply_resume,
+    is_paused,
+    pause_events,
+    pause_msg,
+    validate_resume,
+)
+from tether.state._reply import close_reply, start_reply
 from tether.tool import Toolkit, ToolkitView
 
 __all__ = ["Agent"]
@@ -41,13 +46,6 @@ __all__ = ["Agent"]
 def _defaults() -> tuple[ReActConfig, ModelConfig, ContextConfig, Toolkit]:
     # Built on first use (not at import): the configs are frozen, the toolkit is empty.
     return ReActConfig(), ModelConfig(), ContextConfig(), Toolkit()
-
-
-def _is_paused(state: AgentState) -> bool:
-    """Whether the reply in progress waits for a confirmation or an external result."""
-    msg = state.reply_msg()
-    waiting = (ToolCallState.ASKING, ToolCallState.SUBMITTED)
-    return msg is not None and any(c.state in waiting for c in msg.tool_calls)
 
 
 class Agent:
@@ -128,10 +126,7 @@ class Agent:
         self, inputs: Any, structured_schema: type[BaseModel] | None, *, observed: bool
     ) -> AsyncIterator[AgentEvent]:
         run = Run(
-            agent=self,
-            state=self.state,
-            structured_model=structured_schema,
-            observed=observed,
+            agent=self, state=self.state, structured_model=structured_schema, observed=observed
         )
         call = ReplyCall(agent=self, state=run.state, inputs=inputs)
         return chain_iterator(
@@ -139,33 +134,13 @@ class Agent:
         )
 
     async def _drive(self, run: Run, inputs: Any) -> AsyncIterator[AgentEvent]:
-        state = run.state
-        if isinstance(
-            inputs, UserConfirmResultEvent | ExternalExecutionResultEvent | UserInterruptEvent
-        ):
-            validate_resume(state, inputs)
-            async for event in apply_resume(run, inputs):
-                yield event
-        elif inputs is None:
-            if state.reply is None:
-                raise NothingToResumeError(
-                    "reply(None) continues a reply in progress, but there is none; "
-                    "pass a message to start one"
-                )
-        else:
-            async for event in self._start(run, validate_inputs(inputs)):
-                yield event
+        async for event in self._begin(run, inputs):
+            yield event
         while True:
-            action = next_action(state, self.react_config)
+            action = next_action(run.state, self.react_config)
             if isinstance(action, Pause):
-                if action.asking:
-                    yield RequireUserConfirmEvent(
-                        reply_id=run.reply_id, tool_calls=[c.model_copy() for c in action.asking]
-                    )
-                if action.submitted:
-                    yield RequireExternalExecutionEvent(
-                        reply_id=run.reply_id, tool_calls=[c.model_copy() for c in action.submitted]
-                    )
+                for event in pause_events(run.reply_id, action.asking, action.submitted):
+                    yield event
                 return
             if isinstance(action, Finish):
                 async for event in self._finish(run):
@@ -175,33 +150,24 @@ class Agent:
             async for event in step:
                 yield event
 
-    async def _start(self, run: Run, msgs: list[Msg]) -> AsyncIterator[AgentEvent]:
+    async def _begin(self, run: Run, inputs: Any) -> AsyncIterator[AgentEvent]:
+        """Start a reply (messages), resume the paused one (an event), or continue (None)."""
         state = run.state
-        if state.reply is not None:
-            if _is_paused(state):
-                raise ResumeError(
-                    f"reply {state.reply.reply_id!r} is paused waiting for tool calls; resume it "
-                    "with UserConfirmResultEvent / ExternalExecutionResultEvent, or abort it "
-                    "with UserInterruptEvent, before sending a new message"
-                )
-            await self._close_unfinished(run)  # an abandoned reply (e.g. a failed model call)
-        for msg in msgs:
-            state.add_message(msg)
-        reply_id = new_id()
-        state.add_message(AssistantMsg(name=self.name, content=[], id=reply_id))
-        schema = run.structured_model
-        state.reply = ReplyCursor(
-            reply_id=reply_id,
-            structured_schema=schema.model_json_schema() if schema is not None else None,
-        )
-        if run.observed:
-            yield ReplyStartEvent(reply_id=reply_id, name=self.name)
-
-    async def _close_unfinished(self, run: Run) -> None:
-        msg = run.state.reply_msg()
-        calls = msg.tool_calls if msg is not None else []
-        await interrupt_unfinished(run, calls, "The reply ended before this call ran.")
-        run.state.reply = None
+        if isinstance(inputs, ResumeEvent):
+            validate_resume(state, inputs)
+            on_rejection = self.react_config.on_rejection
+            async for event in apply_resume(state, inputs, run.commit, on_rejection=on_rejection):
+                yield event
+        elif inputs is not None:
+            msgs = validate_inputs(inputs)
+            reply_id = await start_reply(state, msgs, self.name, run.structured_model, run.commit)
+            if run.observed:
+                yield ReplyStartEvent(reply_id=reply_id, name=self.name)
+        elif state.reply is None:
+            raise NothingToResumeError(
+                "reply(None) continues a reply in progress, but there is none; "
+                "pass a message to start one"
+            )
 
     async def _finish(self, run: Run) -> AsyncIterator[AgentEvent]:
         state, reply_id = run.state, run.reply_id
@@ -210,13 +176,13 @@ class Agent:
         for source in self.toolkit.sources:
             for event in await source.on_reply_end(state, reply_id):
                 yield event
-        await self._close_unfinished(run)
+        await close_reply(state, run.commit)
         yield ReplyEndEvent(reply_id=reply_id, msg=msg)
 
     async def observe(self, msgs: Msg | list[Msg]) -> None:
         """Add messages to the context without reasoning."""
         checked = validate_inputs(msgs)
-        if _is_paused(self.state):
+        if is_paused(self.state):
             raise ResumeError("a reply is paused; resume or interrupt it before observing messages")
         for msg in checked:
             self.state.add_message(msg)
@@ -229,10 +195,10 @@ class Agent:
         Raises `ContextTooLargeError` (a `RuntimeError`) when the system prompt alone
         passes the threshold.
         """
-        run = Run(agent=self, state=self.state)
         view = await self.toolkit_view(self.state, None)
-        prompt = await build_system_prompt(run, view)
-        return await compress(run, prompt, force=True, config=context_config or self.context_config)
+        prompt = await build_system_prompt(self, self.state, view.prompt)
+        config = context_config or self.context_config
+        return await compress_with_hooks(self, self.state, prompt, force=True, config=config)
 
     async def toolkit_view(
         self,
@@ -246,17 +212,9 @@ class Agent:
         schema = state.reply.structured_schema if state.reply is not None else None
         if schema is None:
             return view
-        from tether.tool._structured import StructuredOutputTool  # only for structured replies
+        from tether.tool._structured_view import with_structured_tool  # structured replies only
 
-        extra = StructuredOutputTool(
-            STRUCTURED_TOOL, structured_model, None if structured_model else schema
-        )
-        return ToolkitView(
-            tools={**view.tools, STRUCTURED_TOOL: extra},
-            schemas=[*view.schemas, extra.json_schema()],
-            prompt=view.prompt,
-            sources=view.sources,
-        )
+        return with_structured_tool(view, STRUCTURED_TOOL, structured_model, schema)
 
     def __repr__(self) -> str:
         return f"<Agent {self.name!r} model={self.model.model_name!r}>"

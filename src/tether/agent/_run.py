@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
+from tether.context import fit_tool_result
+from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState
 from tether.state import AgentState, ReplyCursor
+from tether.tool._batch_run import call_arguments
 
 if TYPE_CHECKING:
     from tether.agent._agent import Agent
@@ -42,6 +45,19 @@ class Run:
         """The reply's id."""
         return self.cursor.reply_id
 
-    def tool_state(self, name: str) -> dict[str, Any]:
-        """The persistent state dict of tool `name`."""
-        return self.state.tool_state_for(name)
+    async def commit(self, call: ToolCallBlock, result: ToolResultBlock) -> None:
+        """Put a call's result into the reply (the context copy, cut if too long)."""
+        agent, state = self.agent, self.state
+        kept = await fit_tool_result(result, agent.context_config, agent.offloader, state)
+        msg = state.reply_msg()
+        assert msg is not None
+        msg.put_tool_result(kept)
+        call.state = ToolCallState.FINISHED
+        state.note_blocks([kept])
+        if call.name == STRUCTURED_TOOL and result.state is ToolResultState.SUCCESS:
+            args = call_arguments(call) or {}
+            model = self.structured_model
+            msg.metadata["structured_output"] = (
+                model.model_validate(args).model_dump(mode="json") if model is not None else args
+            )
+            self.cursor.finished = True

@@ -1,15 +1,14 @@
-"""Checking what callers pass in, and what `reply` returns when the reply pauses."""
+"""Checking the messages a caller passes to `reply`/`observe`, and copying them in."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from tether.errors import InvalidInputError
-from tether.event import AgentEvent, RequireUserConfirmEvent
-from tether.message import Msg, TextBlock, ToolCallBlock, ToolResultBlock
-from tether.state import AgentState
+from tether.message._blocks import ToolCallBlock, ToolResultBlock
+from tether.message._msg import Msg
 
-__all__ = ["pause_msg", "validate_inputs"]
+__all__ = ["validate_inputs"]
 
 
 def validate_inputs(inputs: Any) -> list[Msg]:
@@ -35,26 +34,3 @@ def validate_inputs(inputs: Any) -> list[Msg]:
             )
     # Copy at the trust boundary: later changes to the caller's objects can't reach the state.
     return [m.model_copy(update={"content": [b.model_copy() for b in m.content]}) for m in msgs]
-
-
-def pause_msg(state: AgentState, pauses: list[AgentEvent]) -> Msg:
-    """A copy of the paused reply that says what it waits for."""
-    reply = state.reply_msg()
-    base = reply if reply is not None else Msg(name="agent", role="assistant")
-    awaiting = [
-        "user_confirmation" if isinstance(e, RequireUserConfirmEvent) else "external_execution"
-        for e in pauses
-    ]
-    calls = [c for e in pauses for c in getattr(e, "tool_calls", [])]
-    names = ", ".join(f"{c.name}({c.input})" for c in calls) or "nothing"
-    notice = TextBlock(text=f"[paused: waiting for {' and '.join(awaiting) or 'input'} of {names}]")
-    return base.model_copy(
-        update={
-            "content": [*base.content, notice],
-            "metadata": {
-                **base.metadata,
-                "awaiting": awaiting,
-                "pause_events": [e.model_dump(mode="json") for e in pauses],
-            },
-        }
-    )
