@@ -1,8 +1,11 @@
 """Permission decisions per second for shell commands (simple and 10-part compounds).
 
-Run: `PYTHONPATH=src python benchmarks/permission_check.py`. Parses are cached (LRU), so
-the "warm" rows measure rule matching and path checks (real `realpath`s on a temp work
-dir); the "cold" row parses a new command every time.
+Run: `PYTHONPATH=src python benchmarks/permission_check.py`. Parses, rule matches and
+rule verdicts on path strings are memoised (bounded LRUs), so the "warm" rows measure
+what every decision still does: resolving each path on the real file system (a temp work
+dir; nothing resolved is kept across decisions) and the glue around it. The "cold" row
+parses a new command every time. Issue #4's target: >= 20,000 decisions/s for simple
+commands.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ SIMPLE = {
     "git status (read-only)": "git status",
     "cat README.md (file arg)": "cat README.md",
     "ls -la src": "ls -la src",
+    "cat src/app.py (nested path)": "cat src/app.py",
     "git commit -m x (allow rule)": "git commit -m x",
     "rm -rf build (deny rule)": "rm -rf build",
     "npm install (ask)": "npm install",

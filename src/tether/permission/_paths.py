@@ -11,15 +11,12 @@ Which rules apply to which access (see `docs/decisions/permission.md`):
 
 from __future__ import annotations
 
-import os
-from functools import lru_cache
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
+from tether.permission._path_rules import PathScope, PathVerdict, path_scope, pattern_matches
 from tether.permission._path_suggest import suggest_for_path, suggest_path_rules
 from tether.permission._resolve import (
     ResolvedPath,
-    inside,
-    real_dir,
     resolve_dir,
     resolve_path,
     token_for,
@@ -33,9 +30,6 @@ from tether.permission._types import (
     PermissionRule,
 )
 
-if TYPE_CHECKING:
-    import pathspec
-
 __all__ = [
     "FileAccess",
     "ResolvedPath",
@@ -44,8 +38,8 @@ __all__ = [
     "match_path_rule",
     "resolve_dir",
     "resolve_path",
-    "restricting_rule",
-    "sensitive_decision",
+    "restriction",
+    "path_scope",
     "suggest_path_rules",
     "work_dirs",
 ]
@@ -62,66 +56,6 @@ _EDIT_INSIDE = PermissionDecision(
     behavior=PermissionBehavior.ALLOW, reason="edit inside the work dir (accept_edits mode)"
 )
 _HARMLESS = PermissionDecision(behavior=PermissionBehavior.ALLOW, reason="a harmless device")
-
-
-@lru_cache(maxsize=2048)
-def _spec(pattern: str) -> pathspec.GitIgnoreSpec:
-    import pathspec
-
-    return pathspec.GitIgnoreSpec.from_lines([pattern])
-
-
-@lru_cache(maxsize=2048)
-def _bases(pattern: str, dirs: tuple[str, ...], home: str) -> tuple[tuple[str, ...], str] | None:
-    """The directories a pattern is relative to, and the pattern made relative to them."""
-    if pattern.startswith("//"):
-        return ("/",), "/" + pattern[2:].lstrip("/")
-    if pattern == "~" or pattern.startswith("~/"):
-        return (real_dir(home),), "/" + pattern[2:]
-    if pattern.startswith("./"):
-        pattern = "/" + pattern[2:]
-    ups = 0
-    while pattern.startswith("../"):
-        ups, pattern = ups + 1, pattern[3:]
-    if ups:
-        return tuple(os.path.normpath(os.path.join(d, *[".."] * ups)) for d in dirs), "/" + pattern
-    if "/../" in pattern or pattern.endswith("/.."):
-        return None  # a `..` in the middle can't be matched soundly; the rule never matches
-    return dirs, pattern
-
-
-def _names(rule: PermissionRule, token: str | None) -> bool:
-    return token is None or (
-        rule.rule_content is not None and token.lower() in rule.rule_content.lower()
-    )
-
-
-def _pattern_matches(
-    rule: PermissionRule, resolved: ResolvedPath, dirs: list[str], *, fold: bool
-) -> bool:
-    assert rule.rule_content is not None
-    content = rule.rule_content
-    home = os.path.expanduser("~") if content.startswith("~") else ""
-    found = _bases(content, tuple(dirs), home)
-    if found is None:
-        return False
-    bases, pattern = found
-    if fold:
-        pattern = pattern.lower()
-    spec = _spec(pattern)
-    # Deny/ask rules look at the path as written and as it really is; allow rules only at
-    # the real path, so a symlink or `..` can't carry an allowed name out of its directory.
-    paths = resolved.candidates() if fold else (resolved.real,)
-    for candidate in paths:
-        for base in bases:
-            if not inside(candidate, base) or candidate == base:
-                continue
-            rel = candidate[len(base) :].lstrip("/")
-            if pattern.endswith("/") and os.path.isdir(candidate):
-                rel += "/"
-            if spec.match_file(rel.lower() if fold else rel):
-                return True
-    return False
 
 
 def match_path_rule(
@@ -146,45 +80,12 @@ def match_path_rule(
     """
     resolved = resolve_path(path, cwd)
     fold = rule.behavior is not PermissionBehavior.ALLOW
+    token = token_for(resolved)
     if rule.rule_content is None:
-        return fold or token_for(resolved) is None
-    if not fold and not _names(rule, token_for(resolved)):
+        return fold or token is None
+    if not fold and not (token is None or token.lower() in rule.rule_content.lower()):
         return False
-    return _pattern_matches(rule, resolved, work_dirs(context), fold=fold)
-
-
-def _rule_tools(tool_name: str, access: FileAccess, behavior: PermissionBehavior) -> set[str]:
-    if access == "read":
-        names = {tool_name, "Read"}
-        if behavior is PermissionBehavior.ALLOW:
-            names |= {"Edit", "Write"}
-        return names
-    names = {tool_name, "Edit", "Write"}
-    if behavior is not PermissionBehavior.ALLOW:
-        names.add("Read")
-    return names
-
-
-def _first_match(
-    rules: list[PermissionRule],
-    tools: set[str],
-    resolved: ResolvedPath,
-    dirs: list[str],
-    token: str | None,
-) -> PermissionRule | None:
-    for rule in rules:
-        if rule.tool_name not in tools:
-            continue
-        fold = rule.behavior is not PermissionBehavior.ALLOW
-        if rule.rule_content is None:
-            if fold or token is None:
-                return rule
-            continue
-        if not fold and not _names(rule, token):
-            continue
-        if _pattern_matches(rule, resolved, dirs, fold=fold):
-            return rule
-    return None
+    return pattern_matches(rule, resolved, tuple(work_dirs(context)), fold=fold)
 
 
 def _finish(decision: PermissionDecision, mode: PermissionMode) -> PermissionDecision:
@@ -224,18 +125,18 @@ def check_path_access(
     Returns:
         The decision, with `suggested_rules` when it asks.
     """
-    return decide_path_access(tool_name, path, access, context, cwd, None)
+    return decide_path_access(tool_name, path, access, path_scope(context), cwd, None)
 
 
 def decide_path_access(
     tool_name: str,
     path: str,
     access: FileAccess,
-    context: PermissionContext,
+    scope: PathScope,
     cwd: str,
     memo: dict[str, ResolvedPath] | None,
 ) -> PermissionDecision:
-    """`check_path_access` with a per-decision resolution cache."""
+    """`check_path_access` on compiled rules, with a per-decision resolution cache."""
     if "\x00" in path:
         return PermissionDecision(
             behavior=PermissionBehavior.DENY, reason=f"{path!r} contains a NUL byte"
@@ -243,101 +144,98 @@ def decide_path_access(
     resolved = resolve_path(path, cwd, memo)
     if resolved.lexical in _HARMLESS_DEVICES:
         return _HARMLESS
-    return _finish(_decide_path(tool_name, path, resolved, access, context), context.mode)
+    verdict = scope.verdict(tool_name, access, resolved)
+    if verdict.kind == "inside" and access == "read":
+        return _READ_INSIDE  # the common answer, without the general path below
+    return _finish(_decision(tool_name, path, resolved, access, scope, verdict), scope.mode)
 
 
-def _decide_path(
+def _decision(
     tool_name: str,
     path: str,
     resolved: ResolvedPath,
     access: FileAccess,
-    context: PermissionContext,
+    scope: PathScope,
+    verdict: PathVerdict,
 ) -> PermissionDecision:
-    dirs = work_dirs(context)
-    token = token_for(resolved)
-    restricted = _restriction(tool_name, path, resolved, access, context, dirs, token)
+    kind = verdict.kind
+    if kind == "inside":
+        if access == "read":
+            return _READ_INSIDE
+        return _write_inside(tool_name, path, resolved, scope.mode, scope.dirs)
+    restricted = _restricted(path, verdict)
     if restricted is not None:
         return restricted
-    allow_tools = _rule_tools(tool_name, access, PermissionBehavior.ALLOW)
-    rule = _first_match(context.allow_rules, allow_tools, resolved, dirs, token)
-    if rule is not None:
+    if kind == "allow":
         return PermissionDecision(
-            behavior=PermissionBehavior.ALLOW, reason=f"{path}: allowed by rule `{rule}`", rule=rule
+            behavior=PermissionBehavior.ALLOW,
+            reason=f"{path}: allowed by rule `{verdict.rule}`",
+            rule=verdict.rule,
         )
-    if token is not None:
+    if kind == "sensitive":
         return PermissionDecision(
             behavior=PermissionBehavior.ASK,
-            reason=f"{path} is sensitive ({token}); an allow rule naming it would allow it",
+            reason=f"{path} is sensitive ({verdict.token}); an allow rule naming it would allow it",
             safety_check=True,
         )
-    if not any(inside(resolved.real, d) for d in dirs):
+    return PermissionDecision(
+        behavior=PermissionBehavior.ASK,
+        reason=f"{path} is outside the working directories ({', '.join(scope.dirs)})",
+        suggested_rules=suggest_for_path(tool_name, resolved, access, list(scope.dirs)),
+    )
+
+
+def _restricted(path: str, verdict: PathVerdict) -> PermissionDecision | None:
+    """DENY or ASK from the path's deny and ask rules, or `None` if none matches."""
+    if verdict.kind == "deny":
+        return PermissionDecision(
+            behavior=PermissionBehavior.DENY,
+            reason=f"{path}: denied by rule `{verdict.rule}`",
+            rule=verdict.rule,
+        )
+    if verdict.kind == "ask":
         return PermissionDecision(
             behavior=PermissionBehavior.ASK,
-            reason=f"{path} is outside the working directories ({', '.join(dirs)})",
-            suggested_rules=suggest_for_path(tool_name, resolved, access, dirs),
-        )
-    if access == "read":
-        return _READ_INSIDE
-    return _writeinside(tool_name, path, resolved, context.mode, dirs)
-
-
-def restricting_rule(
-    tool_name: str,
-    path: str,
-    access: FileAccess,
-    context: PermissionContext,
-    cwd: str,
-    memo: dict[str, ResolvedPath] | None,
-) -> PermissionDecision | None:
-    """Only the deny and ask rules for a path: DENY, ASK or `None` if none matches."""
-    if "\x00" in path:
-        return None
-    resolved = resolve_path(path, cwd, memo)
-    return _restriction(tool_name, path, resolved, access, context, work_dirs(context), None)
-
-
-def _restriction(
-    tool_name: str,
-    path: str,
-    resolved: ResolvedPath,
-    access: FileAccess,
-    context: PermissionContext,
-    dirs: list[str],
-    token: str | None,
-) -> PermissionDecision | None:
-    """DENY or ASK from the path's deny and ask rules, or `None` if none matches."""
-    tools = _rule_tools(tool_name, access, PermissionBehavior.DENY)
-    rule = _first_match(context.deny_rules, tools, resolved, dirs, token)
-    if rule is not None:
-        return PermissionDecision(
-            behavior=PermissionBehavior.DENY, reason=f"{path}: denied by rule `{rule}`", rule=rule
-        )
-    rule = _first_match(context.ask_rules, tools, resolved, dirs, token)
-    if rule is not None:
-        return PermissionDecision(
-            behavior=PermissionBehavior.ASK, reason=f"{path}: rule `{rule}` asks", rule=rule
+            reason=f"{path}: rule `{verdict.rule}` asks",
+            rule=verdict.rule,
         )
     return None
 
 
-def sensitive_decision(
+def restriction(
     tool_name: str,
     path: str,
     access: FileAccess,
-    context: PermissionContext,
+    scope: PathScope,
     cwd: str,
     memo: dict[str, ResolvedPath] | None,
 ) -> PermissionDecision | None:
-    """The full decision for a sensitive path (it asks unless a rule names it), else `None`."""
+    """What limits a call that is otherwise allowed from using a path, or `None`.
+
+    With path rules, a matching deny or ask rule (DENY or ASK, the mode not applied); then
+    a sensitive path gets its full decision (it asks unless an allow rule names it).
+    """
     if "\x00" in path:
         return None
-    if token_for(resolve_path(path, cwd, memo)) is None:
+    resolved = resolve_path(path, cwd, memo)
+    verdict = scope.verdict(tool_name, access, resolved)
+    if scope.rules.path_rules:
+        restricted = _restricted(path, verdict)
+        if restricted is not None:
+            return restricted
+    if verdict.token is None:
         return None
-    return decide_path_access(tool_name, path, access, context, cwd, memo)
+    if resolved.lexical in _HARMLESS_DEVICES:
+        return _HARMLESS
+    return _finish(_decision(tool_name, path, resolved, access, scope, verdict), scope.mode)
 
 
-def _writeinside(
-    tool_name: str, path: str, resolved: ResolvedPath, mode: PermissionMode, dirs: list[str]
+def _write_inside(
+    tool_name: str,
+    path: str,
+    resolved: ResolvedPath,
+    mode: PermissionMode,
+    dirs: tuple[str, ...],
 ) -> PermissionDecision:
     if mode is PermissionMode.ACCEPT_EDITS:
         return _EDIT_INSIDE
@@ -349,5 +247,5 @@ def _writeinside(
     return PermissionDecision(
         behavior=PermissionBehavior.ASK,
         reason=f"{path}: writing needs confirmation",
-        suggested_rules=suggest_for_path(tool_name, resolved, "write", dirs),
+        suggested_rules=suggest_for_path(tool_name, resolved, "write", list(dirs)),
     )

@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-from tether.permission._paths import (
-    FileAccess,
-    ResolvedPath,
-    decide_path_access,
-    resolve_dir,
-    restricting_rule,
-    sensitive_decision,
-)
-from tether.permission._resolve import cached_normpath
+from tether.permission._path_rules import PathScope, RuleSet, path_scope, rule_set
+from tether.permission._paths import FileAccess, ResolvedPath, decide_path_access, restriction
+from tether.permission._resolve import cached_normpath, resolve_dir, resolve_fresh
 from tether.permission._shell_parse import (
     ShellAnalysis,
     ShellCommand,
@@ -20,7 +15,7 @@ from tether.permission._shell_parse import (
     analyze_command,
 )
 from tether.permission._shell_paths import expand_glob, possible_dirs
-from tether.permission._shell_rules import match_part, match_shell_rule
+from tether.permission._shell_plan import shell_plan
 from tether.permission._types import (
     PermissionBehavior,
     PermissionContext,
@@ -100,38 +95,65 @@ class _Verdict:
         )
 
 
-def _bash_rules(command: str, context: PermissionContext, cwd: str, verdict: _Verdict) -> None:
-    for rule in context.deny_rules:
-        if rule.tool_name == _TOOL and match_shell_rule(rule, command, cwd=cwd):
-            verdict.deny = PermissionDecision(
-                behavior=PermissionBehavior.DENY, reason=f"denied by rule `{rule}`", rule=rule
-            )
-            return
-    for rule in context.ask_rules:
-        if rule.tool_name == _TOOL and match_shell_rule(rule, command, cwd=cwd):
-            verdict.ask(f"rule `{rule}` asks")
-            verdict.rule = verdict.rule or rule
-
-
 @dataclass(slots=True)
 class _Env:
     """What every part of one decision shares."""
 
     context: PermissionContext
+    rules: RuleSet
     dirs: list[str] | None
+    """The directories the command may run in; `None` if one can't be known."""
     memo: dict[str, ResolvedPath] = field(default_factory=dict)
-    path_rules: bool = False
-    """True if any deny/ask rule of a file tool exists (glued option values are checked)."""
     decided: dict[tuple[str, str, str, str], PermissionDecision] = field(default_factory=dict)
+    _scope: PathScope | None = None
+
+    @property
+    def scope(self) -> PathScope:
+        """Rules, work dirs and mode for path decisions (work dirs found on first use)."""
+        if self._scope is None:
+            self._scope = path_scope(self.context, self.rules)
+        return self._scope
 
     def path(self, tool: str, path: str, access: FileAccess, cwd: str) -> PermissionDecision:
         """The file decision for one path, computed once per command decision."""
         key = (tool, path, access, cwd)
         found = self.decided.get(key)
         if found is None:
-            found = decide_path_access(tool, path, access, self.context, cwd, self.memo)
+            found = decide_path_access(tool, path, access, self.scope, cwd, self.memo)
             self.decided[key] = found
         return found
+
+    def prepare(self, cwd: str, paths: list[str], *, full: bool) -> None:
+        """Resolve `cwd` before the paths: afresh if paths inside it follow.
+
+        Each of those then costs one `lstat`. If only `.` is checked, the `stat`-checked
+        directory cache answers instead (it is never used to resolve other paths).
+        """
+        if _worth_anchoring(paths, cwd.rstrip("/") + "/", full=full):
+            resolve_fresh(cwd, self.memo)
+        elif full and cached_normpath(cwd) not in self.memo:
+            self.memo[cached_normpath(cwd)] = resolve_dir(cwd)
+
+
+def _worth_anchoring(paths: list[str], prefix: str, *, full: bool) -> bool:
+    """Whether resolving the cwd afresh first saves system calls (a guess from the text).
+
+    It does for a file right in it, for two paths in it, and for arguments of commands
+    that change things (often no file at all: a missing path is resolved from its parent).
+    A lone read of `a/b` is cheaper resolved whole, with `.` from the directory cache.
+    """
+    inside = 0
+    for path in paths:
+        if path.startswith("/"):
+            if not path.startswith(prefix):
+                continue
+            path = path[len(prefix) :]
+        elif path == "." or path.startswith(("~", "..")):
+            continue
+        if not full or "/" not in path.removeprefix("./"):
+            return True
+        inside += 1
+    return inside > 1
 
 
 def _check_paths(
@@ -142,15 +164,13 @@ def _check_paths(
     args = part.args
     tool = "Read" if access == "read" else "Edit"
     paths = list(args.paths)
-    if env.path_rules:
+    if env.rules.path_rules:
         paths.extend(args.weak)
     if full:
         if args.unknown:
             verdict.ask(f"`{part.text[:80]}` has arguments computed at run time")
         paths.append(".")
     for cwd in env.dirs:
-        if full and cached_normpath(cwd) not in env.memo:
-            env.memo[cached_normpath(cwd)] = resolve_dir(cwd)
         candidates = list(paths)
         for pattern in args.globs:
             matches = expand_glob(pattern, cwd)
@@ -158,30 +178,17 @@ def _check_paths(
                 verdict.ask(f"can't tell which files `{pattern}` names")
             else:
                 candidates.extend(matches)
+        env.prepare(cwd, candidates, full=full)
         for path in candidates:
             if full:
                 verdict.take(env.path(tool, path, access, cwd))
                 continue
-            if env.path_rules:
-                restricted = restricting_rule(tool, path, access, env.context, cwd, env.memo)
-                if restricted is not None:
-                    verdict.take(restricted)
-                    continue
-            sensitive = sensitive_decision(tool, path, access, env.context, cwd, env.memo)
-            if sensitive is not None:
-                verdict.take(sensitive)
+            limited = restriction(tool, path, access, env.scope, cwd, env.memo)
+            if limited is not None:
+                verdict.take(limited)
 
 
-def _allowed_by_rule(part: ShellCommand, context: PermissionContext) -> PermissionRule | None:
-    for rule in context.allow_rules:
-        if rule.tool_name != _TOOL or rule.rule_content is None:
-            continue
-        if match_part(rule.rule_content, part, PermissionBehavior.ALLOW):
-            return rule
-    return None
-
-
-def _judge(part: ShellCommand, env: _Env, verdict: _Verdict) -> None:
+def _judge(part: ShellCommand, allowed: bool, env: _Env, verdict: _Verdict) -> None:
     if env.dirs is None:
         verdict.ask("a `cd` goes to a directory that can't be known before running")
         return
@@ -189,7 +196,7 @@ def _judge(part: ShellCommand, env: _Env, verdict: _Verdict) -> None:
         verdict.ask(f"`{part.text[:80]}`: {part.problems[0]}", changes=True)
         _check_paths(part, "write", env, verdict, full=False)
         return
-    if _allowed_by_rule(part, env.context) is not None:
+    if allowed:
         _check_paths(part, "write", env, verdict, full=False)
         return
     if part.read_only:
@@ -202,9 +209,13 @@ def _judge(part: ShellCommand, env: _Env, verdict: _Verdict) -> None:
     verdict.ask(f"`{part.text[:80]}` may change things", changes=True)
     _check_paths(part, "write", env, verdict, full=False)
     if part.suggestion is not None and not part.nested:
-        verdict.suggest(
-            [PermissionRule(tool_name=_TOOL, rule_content=part.suggestion, source="session")]
-        )
+        verdict.suggest([_suggested_rule(part.suggestion)])
+
+
+@lru_cache(maxsize=1024)
+def _suggested_rule(specifier: str) -> PermissionRule:
+    # Rules are frozen, so one object can be offered by many decisions.
+    return PermissionRule(tool_name=_TOOL, rule_content=specifier, source="session")
 
 
 def _judge_redirect(redirect: ShellRedirect, env: _Env, verdict: _Verdict) -> None:
@@ -219,19 +230,13 @@ def _judge_redirect(redirect: ShellRedirect, env: _Env, verdict: _Verdict) -> No
         return
     accesses: tuple[FileAccess, ...] = _ACCESSES[redirect.access]
     for cwd in env.dirs:
+        env.prepare(cwd, [target.value], full=False)
         for access in accesses:
             tool = "Read" if access == "read" else "Edit"
             decision = env.path(tool, target.value, access, cwd)
             if decision.behavior is not PermissionBehavior.ALLOW and access == "write":
                 verdict.changes = True
             verdict.take(decision)
-
-
-def _has_path_rules(context: PermissionContext) -> bool:
-    return any(
-        r.tool_name != _TOOL and r.rule_content is not None
-        for r in (*context.deny_rules, *context.ask_rules)
-    )
 
 
 def check_shell_command(
@@ -256,15 +261,21 @@ def check_shell_command(
         The decision, with the narrowest rule per sub-command in `suggested_rules`.
     """
     analysis = analyze_command(command)
+    rules = rule_set(context)
+    plan = shell_plan(rules, command, cwd)
+    if plan.deny is not None:
+        return PermissionDecision(
+            behavior=PermissionBehavior.DENY, reason=f"denied by rule `{plan.deny}`", rule=plan.deny
+        )
     verdict = _Verdict()
-    _bash_rules(command, context, cwd, verdict)
-    if verdict.deny is not None:
-        return verdict.decision(context.mode)
+    for rule in plan.asks:
+        verdict.ask(f"rule `{rule}` asks")
+        verdict.rule = verdict.rule or rule
     for problem in analysis.problems:
         verdict.ask(f"`{command[:80]}`: {problem}", changes=True)
-    env = _Env(context, possible_dirs(analysis, cwd), path_rules=_has_path_rules(context))
-    for part in analysis.commands:
-        _judge(part, env, verdict)
+    env = _Env(context, rules, possible_dirs(analysis, cwd))
+    for part, allowed in zip(analysis.commands, plan.allowed, strict=True):
+        _judge(part, allowed, env, verdict)
         if verdict.deny is not None:
             return verdict.decision(context.mode)
     for redirect in analysis.redirects:

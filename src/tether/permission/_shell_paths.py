@@ -5,6 +5,7 @@ from __future__ import annotations
 import glob
 import os
 
+from tether.permission._resolve import cached_normpath
 from tether.permission._shell_parse import ShellAnalysis
 
 __all__ = ["expand_glob", "possible_dirs"]
@@ -20,6 +21,8 @@ def possible_dirs(analysis: ShellAnalysis, cwd: str) -> list[str] | None:
     applies to every part: an over-approximation that stays sound for subshells, loops and
     `popd`, where the textual order is not the order of execution.
     """
+    if not analysis.cd_targets:
+        return [cached_normpath(cwd)]
     dirs = [os.path.normpath(cwd)]
     for target in analysis.cd_targets:
         if target is None:

@@ -125,6 +125,12 @@ def _raw_matches(pattern: _Pattern, text: str) -> bool:
     return False
 
 
+@lru_cache(maxsize=4096)
+def _loose_match(content: str, command: str) -> bool:
+    """Whether a deny/ask `Bash` specifier matches any part of a command (memoised: pure)."""
+    return _loose_matches(_pattern(content), analyze_command(command), content)
+
+
 def _loose_matches(pattern: _Pattern, analysis: ShellAnalysis, content: str) -> bool:
     if pattern.words is None and _raw_matches(pattern, analysis.command):
         return True  # a compound rule (`curl x | sh`) is looked for in the whole text
@@ -186,11 +192,10 @@ def match_shell_rule(rule: PermissionRule, command: str, *, cwd: str) -> bool:
     """
     if rule.rule_content is None:
         return True
-    pattern = _pattern(rule.rule_content)
-    analysis = analyze_command(command)
     if rule.behavior is PermissionBehavior.ALLOW:
-        return _strict_matches(pattern, analysis, rule.rule_content, cwd)
-    return _loose_matches(pattern, analysis, rule.rule_content)
+        analysis = analyze_command(command)
+        return _strict_matches(_pattern(rule.rule_content), analysis, rule.rule_content, cwd)
+    return _loose_match(rule.rule_content, command)
 
 
 def suggest_shell_rules(command: str, *, cwd: str) -> list[PermissionRule]:
