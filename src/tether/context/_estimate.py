@@ -46,6 +46,7 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 _SAMPLE_ABOVE = 65_536  # longer texts are estimated from evenly spaced slices
 _SLICES = 16
 _SLICE = 4_096
+_SHORT = 12  # texts up to this long (names, ids, numbers) are memoised
 
 
 def _table(classes: dict[str, str], default: str) -> dict[int, str]:
@@ -102,11 +103,19 @@ def estimate_text_tokens(text: str) -> int:
     if not text:
         return 0
     length = len(text)
+    if length <= _SHORT:
+        return _short_tokens(text)
     if length <= _SAMPLE_ABOVE:
         return max(_direct_tokens(text), 1)
     step = length // _SLICES
     sampled = sum(_direct_tokens(text[i * step : i * step + _SLICE]) for i in range(_SLICES))
     return max(sampled * length // (_SLICES * _SLICE), 1)
+
+
+@lru_cache(maxsize=4096)
+def _short_tokens(text: str) -> int:
+    # Short texts recur (tool names, small arguments, ids): a lookup beats counting.
+    return max(_direct_tokens(text), 1)
 
 
 @lru_cache(maxsize=16)

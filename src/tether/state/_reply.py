@@ -66,7 +66,8 @@ def commit_step(
     if forced_final:
         blocks = [b for b in blocks if not isinstance(b, ToolCallBlock)]
     msg.content.extend(blocks)
-    state.note_blocks(blocks)
+    if usage is None or not usage.input_tokens:
+        state.note_blocks(blocks)  # else the usage re-anchors the count on the provider's
     if usage is not None:
         state.record_usage(usage)
         msg.usage = usage if msg.usage is None else msg.usage + usage
