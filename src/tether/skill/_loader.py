@@ -6,6 +6,7 @@ import asyncio
 import logging
 import os
 from abc import abstractmethod
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -136,9 +137,14 @@ def signature(root: Path) -> Signature:
 
 def load_folder(root: Path) -> list[Skill]:
     """Read every `SKILL.md` of `root` (itself and its direct subfolders)."""
+    return load_folders([root])
+
+
+def load_folders(roots: Sequence[Path]) -> list[Skill]:
+    """Read every `SKILL.md` of each folder; a name used twice is an error naming both."""
     skills: list[Skill] = []
     seen: dict[str, Skill] = {}
-    for path in _candidates(root):
+    for path in (p for root in roots for p in _candidates(root)):
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
@@ -157,26 +163,42 @@ def load_folder(root: Path) -> list[Skill]:
 
 
 class LocalSkillLoader(SkillLoaderBase):
-    """Skills in a folder: `<dir>/<name>/SKILL.md` (and `<dir>/SKILL.md`).
+    """Skills in one or more folders: `<dir>/<name>/SKILL.md` (and `<dir>/SKILL.md`).
 
+    All the folders' skills are opened by one tool, so `Toolkit(skills_or_loaders=[
+    "./skills", "~/.tether/skills"])` works; two skills with the same name are an error.
     Loaded at construction (a malformed file raises `SkillError` naming it); files
     changed on disk are picked up at the next reply. A file that becomes malformed
     later is reported in the log and its previous version kept.
     """
 
-    def __init__(self, directory: str | Path, *, tool_name: str = "Skill") -> None:
-        root = Path(directory).expanduser()
-        if not root.is_dir():
-            raise SkillError(
-                f"skills folder {str(directory)!r} does not exist or is not a folder "
-                f"(resolved to {root.resolve()}); create it or fix the path"
-            )
-        self.directory = root.resolve()
+    def __init__(
+        self, directory: str | Path | Sequence[str | Path], *, tool_name: str = "Skill"
+    ) -> None:
+        given = [directory] if isinstance(directory, str | Path) else list(directory)
+        if not given:
+            raise SkillError("no skills folder given; pass a folder path")
+        roots = []
+        for item in given:
+            root = Path(item).expanduser()
+            if not root.is_dir():
+                raise SkillError(
+                    f"skills folder {str(item)!r} does not exist or is not a folder "
+                    f"(resolved to {root.resolve()}); create it or fix the path"
+                )
+            roots.append(root.resolve())
+        self.directories: list[Path] = list(dict.fromkeys(roots))
+        """The folders, in the order given (a folder given twice is read once)."""
+        self.directory = self.directories[0]
+        """The first folder."""
         self.tool_name = tool_name
-        self.name = f"skills:{self.directory.name}"
-        self._signature = signature(self.directory)
-        self._skills = load_folder(self.directory)
+        self.name = "skills:" + ",".join(d.name for d in self.directories)
+        self._signature = self._stats()
+        self._skills = load_folders(self.directories)
         self._checked_for: object = object()
+
+    def _stats(self) -> Signature:
+        return tuple(entry for root in self.directories for entry in signature(root))
 
     async def skills(self, state: Any) -> list[Skill]:
         """The skills, re-checked on disk once per reply (by file stats)."""
@@ -188,11 +210,11 @@ class LocalSkillLoader(SkillLoaderBase):
         return self._skills
 
     def _reload_if_changed(self) -> None:
-        current = signature(self.directory)
+        current = self._stats()
         if current == self._signature:
             return
         try:
-            skills = load_folder(self.directory)
+            skills = load_folders(self.directories)
         except SkillError as exc:
             logger.warning("%s; keeping the skills loaded before", exc)
             return
@@ -200,4 +222,5 @@ class LocalSkillLoader(SkillLoaderBase):
         self._skills = skills
 
     def __repr__(self) -> str:
-        return f"<LocalSkillLoader {str(self.directory)!r} ({len(self._skills)} skills)>"
+        folders = ", ".join(repr(str(d)) for d in self.directories)
+        return f"<LocalSkillLoader {folders} ({len(self._skills)} skills)>"

@@ -67,8 +67,8 @@ class Toolkit:
         self._sources: list[ToolSourceBase] = []
         for mcp in mcps or ():
             self.add_source(mcp)
-        for item in skills_or_loaders or ():
-            self.add_source(_skill_source(item))
+        for source in _skill_sources(list(skills_or_loaders or ())):
+            self.add_source(source)
         plugin_list = list(plugins or ())
         if plugin_list or plugin_strategies:
             from tether.plugin import PluginScheduler  # plugins sit above tool/
@@ -158,9 +158,15 @@ class Toolkit:
         await self.aclose()
 
 
-def _skill_source(item: str | Path | ToolSourceBase) -> ToolSourceBase:
-    if isinstance(item, ToolSourceBase):
-        return item
-    from tether.skill import LocalSkillLoader  # skills sit above tool/
+def _skill_sources(items: list[str | Path | ToolSourceBase]) -> list[ToolSourceBase]:
+    """The loaders; every folder path goes to one loader, where the first path stood."""
+    folders = [item for item in items if isinstance(item, str | Path)]
+    sources: list[ToolSourceBase] = []
+    for item in items:
+        if not isinstance(item, str | Path):
+            sources.append(item)  # `add_source` says it if this is not a tool source
+        elif item is folders[0]:
+            from tether.skill import LocalSkillLoader  # skills sit above tool/
 
-    return LocalSkillLoader(item)
+            sources.append(LocalSkillLoader(folders))
+    return sources
