@@ -59,7 +59,8 @@ class PermissionEngine:
     """Decides one call from a `PermissionContext`; cheap to build, holds nothing else.
 
     Order: a matching deny rule → DENY; a matching ask rule → ASK; the tool's own check
-    answering DENY → DENY (deny wins over every allow); BYPASS → ALLOW; EXPLORE and a call
+    answering DENY → DENY (deny wins over every allow), or ASK because of an ask rule (a
+    `Read` ask rule on the file a `Bash` command reads) → ASK; BYPASS → ALLOW; EXPLORE and a call
     that is not read-only → DENY; the tool's own check answering ALLOW → ALLOW; a matching
     allow rule → ALLOW; else the tool's answer (ASK). An ASK from a safety check (a
     sensitive path) is not silenced by a bare `Tool` allow rule, only by a rule whose
@@ -128,6 +129,10 @@ class PermissionEngine:
         own = await subject.check_permissions(tool_input, ctx, tool_state)
         if own.behavior is PermissionBehavior.DENY:
             return own
+        if own.behavior is PermissionBehavior.ASK and _from_ask_rule(own):
+            # An ask rule the tool applied to what it touches (`Read(secret/**)` for
+            # `cat secret/x`) asks like an ask rule of the tool itself: before any allow.
+            return own
         if ctx.mode is PermissionMode.BYPASS:
             return PermissionDecision(behavior=PermissionBehavior.ALLOW, reason="bypass mode")
         if ctx.mode is PermissionMode.EXPLORE and not subject.is_read_only_call(tool_input):
@@ -146,3 +151,7 @@ class PermissionEngine:
                 behavior=PermissionBehavior.ALLOW, reason=f"allowed by rule `{rule}`", rule=rule
             )
         return own
+
+
+def _from_ask_rule(decision: PermissionDecision) -> bool:
+    return decision.rule is not None and decision.rule.behavior is PermissionBehavior.ASK

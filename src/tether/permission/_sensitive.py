@@ -19,6 +19,12 @@ _SENSITIVE_SEQUENCES: tuple[tuple[tuple[str, ...], str], ...] = (
     ((".config", "gh"), "gh"),
     ((".git", "config"), ".git"),
     ((".git", "hooks"), ".git"),
+    # Where git also finds config and hooks: submodules' and worktrees' git dirs, the
+    # per-worktree config, and `commondir`, which moves the config elsewhere.
+    ((".git", "modules"), ".git"),
+    ((".git", "worktrees"), ".git"),
+    ((".git", "config.worktree"), ".git"),
+    ((".git", "commondir"), ".git"),
     ((".docker", "config.json"), ".docker"),
     ((".local", "share", "keyrings"), "keyrings"),
 )
@@ -106,11 +112,12 @@ def sensitive_token(path: str, *, cwd: str | None = None) -> str | None:
     expanded = os.path.expanduser(path)
     if not os.path.isabs(expanded):
         expanded = os.path.join(cwd or os.getcwd(), expanded)
-    lexical = os.path.normpath(expanded)
-    token = _token_of(lexical)
+    token = _token_of(os.path.normpath(expanded))
     if token is not None:
         return token
-    return _token_of(os.path.realpath(lexical))
+    # The real path of the path as written: `link/../x` is beside the link's target, as
+    # the kernel takes it, not `x` beside the link.
+    return _token_of(os.path.realpath(expanded))
 
 
 def is_sensitive_path(path: str) -> bool:
@@ -119,7 +126,8 @@ def is_sensitive_path(path: str) -> bool:
     Sensitive: `~/.ssh`, `~/.aws`, `~/.gnupg`, `~/.kube`, `~/.config/gcloud`, `~/.config/gh`,
     `.env` and `.env.*` (not `.env.example`), key files (`*.pem`, `*.key`, `id_rsa*`),
     credential files (`.netrc`, `.npmrc`, `.pypirc`, `.git-credentials`, `.pgpass`),
-    shell rc files, `.gitconfig`, `.git/config`, `.git/hooks`, `/etc/shadow`,
+    shell rc files, `.gitconfig`, `.git/config`, `.git/hooks` (and git's other config
+    places: `.git/modules`, `.git/worktrees`, `config.worktree`, `commondir`), `/etc/shadow`,
     `/etc/sudoers`, `/etc/ssh` and `/proc`. Relative paths are taken from the
     process's current directory.
 

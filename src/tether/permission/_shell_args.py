@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from tether.permission._shell_words import ShellWord
+from tether.permission._shell_words import ShellWord, tilde_known_when_run
 
 __all__ = ["PathArgs", "path_args"]
 
@@ -18,7 +19,7 @@ class PathArgs:
     weak: tuple[str, ...] = ()
     """Values glued to short options (`-fx`), which may or may not be paths."""
     globs: tuple[str, ...] = ()
-    """Arguments with unquoted glob characters (`*.py`)."""
+    """Arguments with unquoted glob characters (`*.py`), in Python's `glob` syntax."""
     unknown: bool = False
     """True if some argument is computed at run time, so its files can't be checked."""
 
@@ -50,12 +51,23 @@ def _glued(value: str, paths: list[str], weak: list[str]) -> None:
             break
 
 
-def _positional(value: str, tilde: bool, paths: list[str], git: bool) -> None:
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _positional(value: str, tilde: bool, paths: list[str], git: bool) -> bool:
+    """Add the paths a positional argument may name; False if one is known only when run."""
     _add(paths, _plain(value, tilde))
     if "=" in value:
-        _add(paths, _plain(value.split("=", 1)[1], False))  # `if=/dev/sda`, `--x=y` after --
+        name, rest = value.split("=", 1)
+        _add(paths, _plain(rest, False))  # `if=/dev/sda`, `--x=y` after --
+        if rest.startswith("~") and _NAME.fullmatch(name):
+            # Bash expands the `~` of an argument shaped like an assignment (`if=~/x`).
+            if tilde_known_when_run(rest):
+                return False
+            _add(paths, rest)
     if git and ":" in value:
         _add(paths, _plain(value.split(":", 1)[1], False))  # `git show HEAD:secret.txt`
+    return True
 
 
 def path_args(words: tuple[ShellWord, ...], *, git: bool = False) -> PathArgs:
@@ -71,12 +83,15 @@ def path_args(words: tuple[ShellWord, ...], *, git: bool = False) -> PathArgs:
         if value is None:
             unknown = True
         elif word.glob:
-            globs.append(value)
+            if word.pattern is None:
+                unknown = True  # a glob Python's `glob` can't be trusted to expand alike
+            else:
+                globs.append(word.pattern)
         elif options_done or not value.startswith("-") or value == "-":
             if subcommand_pending:
                 subcommand_pending = False
-            else:
-                _positional(value, word.tilde, paths, git)
+            elif not _positional(value, word.tilde, paths, git):
+                unknown = True
         elif value == "--":
             options_done = True
         elif value.startswith("--"):

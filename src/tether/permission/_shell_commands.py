@@ -6,6 +6,7 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 __all__ = [
     "ReadOnlySpec",
@@ -54,14 +55,24 @@ _NO_PATH_COMMANDS = (
 _READ_ONLY: dict[str, ReadOnlySpec] = {
     **dict.fromkeys(_FILE_READERS.split(), _PLAIN),
     **dict.fromkeys(_NO_PATH_COMMANDS.split(), _NO_PATHS),
-    "rg": ReadOnlySpec(forbidden=frozenset({"--pre"})),
+    # `--hostname-bin` runs a program to learn the host name for hyperlinks.
+    "rg": ReadOnlySpec(forbidden=frozenset({"--pre", "--hostname-bin"})),
+    # `sort --files0-from=F` prints the files named inside F; `md5sum -c F` reads them.
     "sort": ReadOnlySpec(
-        forbidden=frozenset({"--output", "--compress-program"}), forbidden_short=frozenset("o")
+        forbidden=frozenset({"--output", "--compress-program", "--files0-from"}),
+        forbidden_short=frozenset("o"),
+    ),
+    **dict.fromkeys(
+        "md5sum sha1sum sha224sum sha256sum sha384sum sha512sum cksum b2sum".split(),
+        ReadOnlySpec(forbidden=frozenset({"--check"}), forbidden_short=frozenset("c")),
     ),
     "uniq": ReadOnlySpec(max_positionals=1),
     # `printf -v NAME` assigns a shell variable (PATH, say) that a persistent shell keeps.
     "printf": ReadOnlySpec(paths=False, forbidden_short=frozenset("v")),
-    "tree": ReadOnlySpec(forbidden_short=frozenset("o")),
+    # `tree -R` runs tree again in each directory with `-o 00Tree.html`; `file -C` writes
+    # a compiled magic file.
+    "tree": ReadOnlySpec(forbidden_short=frozenset("oR")),
+    "file": ReadOnlySpec(forbidden=frozenset({"--compile"}), forbidden_short=frozenset("C")),
     "date": ReadOnlySpec(forbidden=frozenset({"--set"}), forbidden_short=frozenset("s")),
     "find": ReadOnlySpec(
         forbidden=frozenset(
@@ -107,13 +118,14 @@ _WRAPPERS = frozenset(
 _TRANSPARENT = frozenset({"time", "nohup", "command", "builtin", "exec"})
 _RISKY_OPTIONS: dict[str, frozenset[str]] = {
     "tar": frozenset(
-        {"--to-command", "--use-compress-program", "--checkpoint-action", "--info-script", "-I"}
+        {"--to-command", "--use-compress-program", "--checkpoint-action", "--info-script"}
+        | {"--new-volume-script", "-I", "-F"}
     ),
     "git": frozenset({"-c", "--config-env", "--exec-path", "--upload-pack", "--receive-pack"}),
     "ssh": frozenset({"-o", "-F"}),
     "rsync": frozenset({"-e", "--rsh", "--rsync-path"}),
     "zip": frozenset({"-TT", "--unzip-command"}),
-    "rg": frozenset({"--pre"}),
+    "rg": frozenset({"--pre", "--hostname-bin"}),
     "sort": frozenset({"--compress-program"}),
 }
 _SUBCOMMAND_TOOLS = frozenset(
@@ -236,9 +248,48 @@ def knowledge_problems(words: Sequence[str | None]) -> list[str]:
     if name in ("find", "fd") and spec is not None and _forbidden_option(args, spec):
         problems.append(f"`{name}` is told to run commands or delete files")
     risky = _RISKY_OPTIONS.get(name)
-    if risky and any(a is not None and (a in risky or a.split("=", 1)[0] in risky) for a in args):
-        problems.append(f"`{name}` is given an option that runs other programs")
+    if risky is not None:
+        if name == "tar" and args and args[0] is not None and not args[0].startswith("-"):
+            args[0] = "-" + args[0]  # `tar xIf prog x.tar`: old-style options are a cluster
+        if any(a is not None and a[:1] == "-" and _option_hit(a, risky) for a in args):
+            problems.append(f"`{name}` is given an option that runs other programs")
     return problems
+
+
+_CLUSTER = re.compile(r"-([A-Za-z0-9]*)")
+_WHOLE_OPTIONS = frozenset({"--checkpoint"})
+"""Options of their own that merely begin like a risky one (`tar --checkpoint=N`)."""
+
+
+def _option_hit(arg: str, options: frozenset[str]) -> bool:
+    """Whether `arg` is one of `options` however it is spelled.
+
+    `--name=value`; an abbreviated long option, which GNU getopt accepts when unambiguous
+    (`sort --o=x` is `--output=x`); a short option with its value glued on (`-oProxy...`)
+    or inside a cluster of short options (`rsync -avze prog`).
+    """
+    if not arg.startswith("-"):
+        return False
+    name = arg.split("=", 1)[0]
+    if name in options:
+        return True
+    prefixes, shorts = _option_forms(options)
+    if arg.startswith("--"):
+        return name in prefixes
+    cluster = _CLUSTER.match(arg)
+    if cluster is None or len(arg) <= 2 or not shorts:
+        return False
+    return arg[1] in shorts or any(c in shorts for c in cluster.group(1))
+
+
+@lru_cache(maxsize=64)
+def _option_forms(options: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """Every abbreviation of the long options (`--o` .. `--output`), and the short letters."""
+    prefixes = frozenset(
+        o[:end] for o in options if o.startswith("--") for end in range(3, len(o) + 1)
+    )
+    prefixes -= _WHOLE_OPTIONS
+    return prefixes, frozenset(o[1] for o in options if len(o) == 2 and o[0] == "-")
 
 
 def _forbidden_option(args: list[str | None], spec: ReadOnlySpec) -> bool:
@@ -247,6 +298,8 @@ def _forbidden_option(args: list[str | None], spec: ReadOnlySpec) -> bool:
             break
         if not arg.startswith("-") or arg == "-":
             continue
+        if arg.startswith("--") and _option_hit(arg, spec.forbidden):
+            return True  # also abbreviated: `sort --o=x`
         if arg in spec.forbidden or arg.split("=", 1)[0] in spec.forbidden:
             return True
         if not arg.startswith("--") and any(c in spec.forbidden_short for c in arg[1:]):
@@ -266,8 +319,10 @@ def is_read_only_words(words: list[str]) -> bool:
     if _forbidden_option(args, spec):
         return False
     if spec.max_positionals is not None:
-        positionals = [a for a in args if a is not None and not a.startswith("-")]
-        if len(positionals) > spec.max_positionals:
+        # After `--` every word is an operand: `uniq in -- -out` writes `-out`.
+        end = args.index("--") if "--" in args else len(args)
+        before = [a for a in args[:end] if a is not None and not a.startswith("-")]
+        if len(before) + len(args[end + 1 :]) > spec.max_positionals:
             return False
     return True
 

@@ -8,12 +8,14 @@ allowed without asking.
 
 from __future__ import annotations
 
+import itertools
 import re
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
+from tether.permission import _shell_quirks as quirks
 from tether.permission._shell_args import PathArgs, path_args
 from tether.permission._shell_commands import (
     command_name,
@@ -50,7 +52,6 @@ _TEST_ONLY = frozenset(
     "binary_expression unary_expression parenthesized_expression extglob_pattern regex "
     "test_operator postfix_expression".split()
 )
-_UNESCAPED_NEWLINE = re.compile(rb"(?<!\\)\n")
 _ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 _SAFE_ENV = frozenset({"LANG", "LANGUAGE", "TZ", "NO_COLOR", "FORCE_COLOR", "TERM", "CI"})
 _EXPANSION_OK = re.compile(
@@ -153,6 +154,8 @@ class _Walker:
         self.cd_targets: list[str | None] = []
         self.heredocs: list[str] = []
         self.parse_error = False
+        self.redirect_words: dict[tuple[int, int], list[Any]] = {}
+        """Arguments the grammar hung on a redirect (`cat 2>/dev/null x`), per command span."""
 
     def text(self, node: Any) -> str:
         return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -179,6 +182,8 @@ class _Walker:
         kind = node.type
         if kind == "command":
             self.add_command(node, nested, in_loop)
+        elif kind == "redirected_statement":
+            self.place_redirect_words(node)
         elif kind in ("command_substitution", "process_substitution"):
             self.problem(f"it runs a substitution `{self.text(node)[:80]}`")
             nested = True
@@ -193,6 +198,12 @@ class _Walker:
             self.add_redirect(node)
         elif kind == "heredoc_body":
             self.heredocs.append(self.text(node))
+        elif kind == "heredoc_redirect":
+            for problem in quirks.heredoc_problems(node, self.src):
+                self.problem(problem)
+        elif kind == "comment":
+            if quirks.comment_in_word(node, self.src):
+                self.problem("a `#` inside a word is not a comment in bash")
         elif kind == "variable_assignment":
             if node.parent is None or node.parent.type != "command":
                 self.check_assignment(node)
@@ -220,6 +231,24 @@ class _Walker:
             self.problem(f"it uses `{kind}`, which tether does not analyse")
         return nested, in_loop, in_test
 
+    def place_redirect_words(self, node: Any) -> None:
+        """Give words the grammar hung on a redirect back to the command bash passes them to.
+
+        `cat 2>/dev/null x` parses as a redirect with two destinations, `/dev/null` and `x`;
+        bash runs `cat x`. The redirect belongs to the last simple command of the body
+        (the grammar also wraps `a | b 2>x` and `a && b 2>x` whole).
+        """
+        if quirks.skips_text(node, self.src):
+            self.problem(quirks.SKIPPED)  # the grammar drops the `-` of `cd - 2>/dev/null`
+        words = [w for child in node.children for w in quirks.redirect_words(node, child, self.src)]
+        if not words:
+            return
+        owner = quirks.redirect_owner(node)
+        if owner is None:
+            self.problem("words follow a redirect of a compound command")
+            return
+        self.redirect_words[(owner.start_byte, owner.end_byte)] = words
+
     def check_assignment(self, node: Any) -> None:
         name_node = node.child_by_field_name("name")
         name = self.text(name_node) if name_node is not None else ""
@@ -227,12 +256,19 @@ class _Walker:
             self.problem(f"it sets the variable `{name}`")
 
     def add_redirect(self, node: Any) -> None:
-        dest = node.child_by_field_name("destination")
+        parts = quirks.target_parts(node, self.src)[0]
         operator = "".join(self.text(c) for c in node.children if not c.is_named)
-        if dest is None:
+        if not parts:
             self.problem("a redirect has no target")
             return
+        dest = parts[0]
         target = decode_word(dest, self.src)
+        for before, part in itertools.pairwise(parts):
+            # `>x\<newline>/y` writes `x/y`: bash joins the lines before splitting words.
+            gap = self.src[before.end_byte : part.start_byte]
+            if not gap:
+                self.problem("the parser splits a redirect's target unlike bash")
+            target = quirks.join_words(target, gap, decode_word(part, self.src))
         if operator in (">&", "<&") and (target.value == "-" or dest.type == "number"):
             return  # duplicates a file descriptor
         access: Literal["read", "write", "readwrite"]
@@ -248,29 +284,65 @@ class _Walker:
         words: list[ShellWord] = []
         assignments: list[str] = []
         problems: list[str] = []
-        prev_end = node.start_byte
-        for index, child in enumerate(node.children):
-            if _UNESCAPED_NEWLINE.search(self.src[prev_end : child.start_byte]):
-                # The grammar sometimes joins two lines into one command (seen after a
-                # pipeline); bash runs them as two. Split there, and ask regardless.
+        prev_end, prev_word = node.start_byte, False
+        children = node.children
+        own = len(children)
+        extras = self.redirect_words.get((node.start_byte, node.end_byte))
+        for index, child in enumerate([*children, *extras] if extras else children):
+            skip = quirks.leading_blanks(self.src, child.start_byte, child.end_byte)
+            gap = self.src[prev_end : child.start_byte + skip]
+            if b"\n" in gap and quirks.UNESCAPED_NEWLINE.search(gap):
+                # The grammar sometimes joins two lines into one command: after a pipeline,
+                # or when a line starts with a backslash (`ls<newline>\rm x` gave `ls` the
+                # word `<newline>\rm`). Bash runs two commands: split there, and ask.
                 problems.append("the parser joined two lines into one command")
                 self.finish_command(node, words, assignments, list(problems), nested, in_loop)
-                words, assignments = [], []
+                words, assignments, prev_word = [], [], False
             prev_end = child.end_byte
-            field = node.field_name_for_child(index)
-            if child.type == "variable_assignment":
-                name_node = child.child_by_field_name("name")
-                name = self.text(name_node) if name_node is not None else ""
-                assignments.append(name)
-                if not (_safe_env(name) or name.islower()):
-                    problems.append(f"it sets `{name}` for the command")
-            elif child.type == "command_name":
-                words.append(decode_word(child.named_children[0], self.src))
-            elif field == "argument" or (child.is_named and child.type in _WORDISH):
-                words.append(decode_word(child, self.src))
-            elif not child.is_named and self.text(child) == "$":
-                words.append(ShellWord(text="$", value=None))
+            word = self.word_of(node, index, child, skip, assignments, problems)
+            if word is None:
+                prev_word = False
+                continue
+            if prev_word and (not gap or (gap[:1] == b"\\" and quirks.JOINED.fullmatch(gap))):
+                # Bash reads `r\<newline>m` as `rm`.
+                words[-1] = quirks.join_words(words[-1], gap, word)
+            else:
+                words.append(word)
+            problem = quirks.gap_problem(gap, prev_word, index < own)
+            if problem is None and quirks.raw_blank(child, self.src, skip):
+                problem = quirks.SPLIT  # `{ {` is two words to bash
+            if problem is not None:
+                problems.append(problem)
+            prev_word = True
+        if quirks.ESCAPED_BLANK.match(self.src, prev_end):
+            problems.append(quirks.SPLIT)  # a trailing `\<tab>` the grammar left out
         self.finish_command(node, words, assignments, problems, nested, in_loop)
+
+    def word_of(
+        self,
+        node: Any,
+        index: int,
+        child: Any,
+        skip: int,
+        assignments: list[str],
+        problems: list[str],
+    ) -> ShellWord | None:
+        """The word a child of a command adds (`None` for assignments and redirects)."""
+        if child.type == "variable_assignment":
+            name_node = child.child_by_field_name("name")
+            name = self.text(name_node) if name_node is not None else ""
+            assignments.append(name)
+            if not (_safe_env(name) or name.islower()):
+                problems.append(f"it sets `{name}` for the command")
+            return None
+        if child.type == "command_name":
+            return decode_word(child.named_children[0], self.src, skip)
+        field = node.field_name_for_child(index) if index < node.child_count else "argument"
+        if field == "argument" or (child.is_named and child.type in _WORDISH):
+            return decode_word(child, self.src, skip)
+        if not child.is_named and self.text(child) == "$":
+            return ShellWord(text="$", value=None)
+        return None
 
     def finish_command(
         self,

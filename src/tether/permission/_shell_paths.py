@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import glob
 import os
+from fnmatch import fnmatchcase
 
 from tether.permission._resolve import cached_normpath
 from tether.permission._shell_parse import ShellAnalysis
@@ -28,21 +29,53 @@ def possible_dirs(analysis: ShellAnalysis, cwd: str) -> list[str] | None:
         if target is None:
             return None
         expanded = os.path.expanduser(target) if target.startswith("~") else target
-        new = [os.path.normpath(os.path.join(d, expanded)) for d in dirs]
+        new = [where for d in dirs for where in _cd_candidates(d, expanded)]
         dirs.extend(d for d in dict.fromkeys(new) if d not in dirs)
         if len(dirs) > _MAX_DIRS:
             return None
     return dirs
 
 
+def _cd_candidates(cwd: str, target: str) -> list[str]:
+    """Where `cd target` run in `cwd` may land.
+
+    Bash's `cd` takes `..` lexically (`link/..` is `cwd`), but `cd -P`, and `cd -L` when
+    the lexical directory does not exist, take it after the link, as the kernel does
+    (`link/../x` is beside the link's target). A relative name is looked up in `CDPATH`
+    first (not `./x`, `../x`).
+    """
+    joined = os.path.join(cwd, target)
+    found = [os.path.normpath(joined)]
+    if ".." in target.split("/"):
+        found.append(os.path.realpath(joined))
+    cdpath = os.environ.get("CDPATH")
+    if cdpath and not target.startswith(("/", "./", "../")) and target not in (".", ".."):
+        for entry in cdpath.split(":"):
+            found.append(os.path.normpath(os.path.join(cwd, entry or ".", target)))
+    return found
+
+
+def _may_match_dots(part: str) -> bool:
+    """Whether a glob component such as `.*` or `.?` may match `.` or `..` in bash."""
+    return (
+        part.startswith(".")
+        and any(c in part for c in "*?[")
+        and (fnmatchcase(".", part) or fnmatchcase("..", part))
+    )
+
+
 def expand_glob(pattern: str, cwd: str) -> list[str] | None:
     """What bash would expand a glob to (hidden files included); `None` if unsure.
+
+    `pattern` is in Python's `glob` syntax (see `ShellWord.pattern`).
 
     `None` also when a match would reach the command as an option (`*` next to a file
     named `-delete`), the classic wildcard injection.
     """
     if "[:" in pattern or "[=" in pattern or "[." in pattern:
         return None  # POSIX classes are not understood by Python's glob
+    if any(_may_match_dots(part) for part in pattern.split("/")):
+        return None  # Python never yields `.` or `..`; bash before 5.2 does for `.*`
     expanded = os.path.expanduser(pattern) if pattern.startswith("~") else pattern
     matches: list[str] = []
     for match in glob.iglob(expanded, root_dir=cwd, include_hidden=True):

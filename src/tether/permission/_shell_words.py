@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ShellWord", "decode_word"]
+__all__ = ["ShellWord", "decode_word", "tilde_known_when_run"]
 
 _GLOB_CHARS = frozenset("*?[")
 _C_ESCAPES = {
@@ -26,6 +26,8 @@ _C_ESCAPES = {
 }
 _C_NUMERIC = re.compile(r"x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.")
 _DQ_ESCAPABLE = frozenset('$`"\\\n')
+_DIR_STACK = re.compile(r"[+-][0-9]*|[0-9]+")
+"""Tilde prefixes bash takes from the directory stack: `~+` ($PWD), `~-` ($OLDPWD), `~2`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +42,9 @@ class ShellWord:
     """True if the word has unquoted glob characters (`*`, `?`, `[`), so it may expand."""
     tilde: bool = False
     """True if the word starts with an unquoted `~` (bash expands it to a home dir)."""
+    pattern: str | None = None
+    """For a glob, the pattern in Python's `glob` syntax: quoted `*?[]` made literal and
+    `[^...]` written `[!...]`. `None` if not a glob or not expressible."""
 
     @property
     def static(self) -> bool:
@@ -117,20 +122,24 @@ def _decode_c(raw: str) -> str | None:
         else:
             out.append(chr(int(code, 8) & 0xFF))
         i = match.end()
-    return "".join(out)
+    decoded = "".join(out)
+    # Bash's string ends at a NUL: `$'.env\x00x'` is `.env`.
+    return decoded.split("\x00", 1)[0]
 
 
 def _text(node: Any, src: bytes) -> str:
     return src[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
-def _add_node(builder: _Builder, node: Any, src: bytes) -> bool:
-    """Append the node's value; False if it is dynamic or unknown."""
+def _add_node(builder: _Builder, node: Any, src: bytes, skip: int = 0) -> bool:
+    """Append the node's value (without its first `skip` bytes); False if dynamic or unknown."""
     kind = node.type
     raw = _text(node, src)
     if kind in ("word", "number"):
-        _add_unquoted(builder, raw)
+        _add_unquoted(builder, raw[skip:])
         return True
+    if skip and kind != "concatenation":
+        return False
     if kind == "raw_string":
         builder.add(raw[1:-1], True)
         return True
@@ -149,9 +158,9 @@ def _add_node(builder: _Builder, node: Any, src: bytes) -> bool:
     if kind == "concatenation":
         end = node.start_byte
         for child in node.children:
-            if child.start_byte != end or not _add_node(builder, child, src):
+            if child.start_byte != end or not _add_node(builder, child, src, skip):
                 return False
-            end = child.end_byte
+            end, skip = child.end_byte, 0
         return bool(end == node.end_byte)
     return False
 
@@ -168,19 +177,59 @@ def _has_brace(chars: list[str], quoted: list[bool]) -> bool:
     return False
 
 
-def decode_word(node: Any, src: bytes) -> ShellWord:
+def decode_word(node: Any, src: bytes, skip: int = 0) -> ShellWord:
     """Decode a tree-sitter argument node the way bash quote removal would.
 
     Unquoted brace expansions (`{a,b}`) and any expansion or substitution make the value
-    `None`; unquoted glob characters keep the value (the pattern) and set `glob`.
+    `None`; unquoted glob characters keep the value (the pattern) and set `glob`. `skip`
+    leading bytes (blanks the grammar put into the word) are left out.
     """
-    text = _text(node, src)
+    text = _text(node, src)[skip:]
     builder = _Builder()
-    if not _add_node(builder, node, src):
+    if not _add_node(builder, node, src, skip):
         return ShellWord(text=text, value=None)
     chars, quoted = builder.chars, builder.quoted
     if _has_brace(chars, quoted):
         return ShellWord(text=text, value=None, glob=True)
     glob = any(c in _GLOB_CHARS and not q for c, q in zip(chars, quoted, strict=True))
     tilde = bool(chars) and chars[0] == "~" and not quoted[0]
-    return ShellWord(text=text, value="".join(chars), glob=glob, tilde=tilde)
+    value = "".join(chars)
+    if tilde and tilde_known_when_run(value):
+        return ShellWord(text=text, value=None)  # `~+/..` is `$PWD/..`
+    pattern = _glob_pattern(chars, quoted) if glob else None
+    return ShellWord(text=text, value=value, glob=glob, tilde=tilde, pattern=pattern)
+
+
+def _glob_pattern(chars: list[str], quoted: list[bool]) -> str | None:
+    """The bash glob as Python's `glob` reads it, or `None` if that is unsure.
+
+    Python ignores quoting (`"[a]"*` would match `a...`, bash matches `[a]...`) and reads
+    `[^x]` as "`^` or `x`" (bash: "not `x`").
+    """
+    out: list[str] = []
+    bracket = -1  # index in `chars` where an open bracket expression started
+    for i, (char, q) in enumerate(zip(chars, quoted, strict=True)):
+        if bracket >= 0:
+            if q:
+                return None  # a quoted character inside brackets: not worth modelling
+            first = i == bracket + 1 or (i == bracket + 2 and chars[bracket + 1] in "!^")
+            if char == "]" and not first:
+                bracket = -1
+            out.append("!" if char == "^" and i == bracket + 1 else char)
+        elif q and char in "*?[]":
+            out.append(f"[{char}]")
+        else:
+            if char == "[" and not q:
+                bracket = i
+            out.append(char)
+    return None if bracket >= 0 else "".join(out)
+
+
+def tilde_known_when_run(value: str) -> bool:
+    """Whether bash expands a word's leading `~` to something only the run knows.
+
+    `~+` is `$PWD`, `~-` `$OLDPWD`, `~2` an entry of the directory stack; a `:` ends the
+    tilde prefix in bash (`~:/x` is `$HOME:/x`) but not in `os.path.expanduser`.
+    """
+    prefix = value[1:].split("/", 1)[0]
+    return ":" in prefix or bool(_DIR_STACK.fullmatch(prefix))
