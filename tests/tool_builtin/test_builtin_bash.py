@@ -127,3 +127,84 @@ async def test_timeout_is_validated(session):
 async def test_stdin_is_closed(session):
     result = await session.run(Bash(), command="cat; echo done", timeout=10_000)
     assert _output(result) == "done"
+
+
+async def test_cancellation_while_the_shell_starts_kills_its_group(session, tmp_path, monkeypatch):
+    # On a busy loop the shell can start children before asyncio has connected its output
+    # pipe; a cancellation landing then used to kill only the shell. Hold the connection
+    # back until the children run and the call is cancelled.
+    fifo = tmp_path / "pids"
+    os.mkfifo(fifo)
+    loop = asyncio.get_running_loop()
+    release = asyncio.Event()
+    connect = loop.connect_read_pipe
+
+    async def held_connect(*args, **kwargs):
+        await release.wait()
+        return await connect(*args, **kwargs)
+
+    monkeypatch.setattr(loop, "connect_read_pipe", held_connect)
+    command = f"sleep 1000 & sleep 1000 & echo $$ $(jobs -p) > {fifo}; wait"
+    task = asyncio.create_task(session.run(Bash(), command=command))
+
+    def read_pids() -> list[int]:
+        with open(fifo) as f:  # blocks until the command has written its pids
+            return [int(p) for p in f.read().split()]
+
+    pids = await asyncio.to_thread(read_pids)
+    assert len(pids) == 3 and all(session.pid_alive(pid) for pid in pids)
+    task.cancel()
+    release.set()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert not any(session.pid_alive(pid) for pid in pids)
+
+
+async def test_cancellation_logs_no_asyncio_warning(session, tmp_path, caplog):
+    fifo = tmp_path / "ready"
+    os.mkfifo(fifo)
+    for _ in range(20):  # a race: each round has a fair chance to show it
+        task = asyncio.create_task(session.run(Bash(), command=f"echo up > {fifo}; sleep 1000"))
+        assert await asyncio.to_thread(fifo.read_text) == "up\n"
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    assert [r.getMessage() for r in caplog.records if r.name == "asyncio"] == []
+
+
+async def test_the_command_sees_no_positional_parameters(session):
+    result = await session.run(Bash(), command='echo "[$#][$1]"; for x; do echo "arg $x"; done')
+    assert _output(result) == "[0][]"
+
+
+async def test_writes_to_the_cwd_channel_do_not_corrupt_the_saved_directory(session):
+    result = await session.run(Bash(), command='echo /etc >&"$TETHER_FD"; echo done')
+    assert result.state is ToolResultState.SUCCESS
+    assert session.state.tool_state["Bash"]["cwd"] == str(session.work)
+    assert "no longer exists" not in (await session.run(Bash(), command="pwd")).get_text()
+
+
+async def test_death_by_signal_is_named(session):
+    result = await session.run(Bash(), command="kill -9 $$")
+    assert result.state is ToolResultState.ERROR
+    assert result.metadata["exit_code"] == -9
+    assert "killed by signal 9 (SIGKILL)" in result.get_text()
+
+
+async def test_command_reading_stdin_gets_eof_at_once(session):
+    started = time.monotonic()
+    result = await session.run(
+        Bash(), command="read -r line; echo rc=$?; head -c 5 /dev/stdin | wc -c", timeout=20_000
+    )
+    assert _output(result) == "rc=1\n0"
+    assert time.monotonic() - started < 10
+
+
+async def test_a_shell_that_cannot_start_is_an_error_and_leaks_no_descriptor(session):
+    await session.run(Bash(shell="/nonexistent/bash"), command="true")  # warm up the pools
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(5):
+        result = await session.run(Bash(shell="/nonexistent/bash"), command="true")
+        assert result.state is ToolResultState.ERROR
+        assert "No such file" in result.get_text()
+    assert len(os.listdir("/proc/self/fd")) == before

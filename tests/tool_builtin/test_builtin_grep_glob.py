@@ -163,3 +163,73 @@ async def test_glob_cap_no_match_and_missing_dir(session, tree):
     assert none.state is ToolResultState.SUCCESS and "No files match" in none.get_text()
     missing = await session.run(Glob(), pattern="*", path="nowhere")
     assert missing.state is ToolResultState.ERROR and "does not exist" in missing.get_text()
+
+
+async def test_glob_over_a_huge_tree_stops_and_says_so(session):
+    for i in range(20):
+        folder = session.work / "tree" / f"d{i:02d}"
+        folder.mkdir(parents=True)
+        for j in range(100):
+            (folder / f"f{j:03d}.txt").touch()
+    whole = await session.run(Glob(max_results=5), pattern="**/*.txt")
+    assert "5 most recently modified of 2000 matches" in whole.get_text()
+    bounded = await session.run(Glob(max_results=5, max_scanned=500), pattern="**/*.txt")
+    text = bounded.get_text()
+    assert bounded.state is ToolResultState.SUCCESS
+    assert len(text.split("\n\n[")[0].split("\n")) == 5
+    assert "Stopped after looking at 500 files" in text and "of the 500 matches found" in text
+
+
+async def test_grep_without_ripgrep_says_how_to_install_it(session, monkeypatch):
+    import importlib
+
+    grep_module = importlib.import_module("tether.tool.builtin._grep")
+    monkeypatch.setattr(grep_module, "find_ripgrep", lambda: None)
+    result = await session.run(Grep(), pattern="x")
+    assert result.state is ToolResultState.ERROR
+    assert (
+        "pip install ripgrep" in result.get_text()
+        and "apt-get install ripgrep" in result.get_text()
+    )
+
+
+async def test_grep_refuses_fifos_and_devices_instead_of_blocking(session):
+    import os
+    import time
+
+    os.mkfifo(session.work / "fifo")
+    started = time.monotonic()
+    for path in ("fifo", "/dev/zero"):
+        result = await session.run(Grep(), pattern="x", path=path)
+        assert result.state is ToolResultState.ERROR, path
+        assert "not a regular file" in result.get_text()
+    assert time.monotonic() - started < 10
+
+
+async def test_a_grep_that_runs_too_long_is_stopped_with_what_it_found(session, monkeypatch):
+    import importlib
+    import time
+
+    fake = session.work.parent / "slow-rg"
+    fake.write_text(f"#!/bin/sh\necho {session.work}/first.txt\nexec sleep 1000\n")
+    fake.chmod(0o755)
+    grep_module = importlib.import_module("tether.tool.builtin._grep")
+    monkeypatch.setattr(grep_module, "find_ripgrep", lambda: str(fake))
+    started = time.monotonic()
+    result = await session.run(Grep(time_limit=0.5), pattern="x")
+    assert time.monotonic() - started < 10
+    assert result.state is ToolResultState.SUCCESS
+    text = result.get_text()
+    assert f"{session.work}/first.txt" in text
+    assert "stopped after 0.5 s" in text
+
+
+async def test_ripgrep_runs_log_no_asyncio_warning(session, caplog):
+    for i in range(200):
+        (session.work / f"f{i:03d}.txt").write_text("hit\n" * 50)
+    for _ in range(20):  # a race: each round has a fair chance to show it
+        result = await session.run(Grep(), pattern="hit", output_mode="content", head_limit=3)
+        assert "Results cut at 3" in result.get_text()
+        whole = await session.run(Grep(), pattern="hit", path="f000.txt", output_mode="count")
+        assert whole.get_text().startswith(f"{session.work}/f000.txt:50")
+    assert [r.getMessage() for r in caplog.records if r.name == "asyncio"] == []

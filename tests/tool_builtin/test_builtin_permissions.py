@@ -144,3 +144,19 @@ async def test_auto_allow_sandbox_runs_what_would_ask(work):
     plain = Bash(sandbox=_Sandbox(auto_allow=False))
     assert (await _engine(work).decide(plain, command)).behavior is ASK
     assert BubblewrapSandbox(check=False).auto_allow is False
+
+
+async def test_glob_patterns_that_leave_the_work_dir_ask(work, tmp_path):
+    # The walk starts at the pattern's literal directory, so that is what is checked.
+    (tmp_path / "secret.txt").write_text("s")
+    (work / "out").symlink_to(tmp_path)
+    engine = _engine(work)
+    for pattern in ("../*", "../**/*.txt", "out/*", "src/../../*.txt"):
+        decision = await engine.decide(Glob(), {"pattern": pattern})
+        assert decision.behavior is ASK, pattern
+    inside = await engine.decide(Glob(), {"pattern": "*", "path": "out/.."})
+    assert inside.behavior is ASK  # out/.. is tmp_path's parent, as the kernel resolves it
+    for pattern in ("src/**/*.py", "**/*", "src/*.py"):
+        assert (await engine.decide(Glob(), {"pattern": pattern})).behavior is ALLOW, pattern
+    nested = await engine.decide(Glob(), {"pattern": "../*", "path": "src"})
+    assert nested.behavior is ALLOW  # src/.. is the work dir itself

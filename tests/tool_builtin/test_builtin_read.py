@@ -154,3 +154,105 @@ async def test_bad_arguments_name_the_field(session):
     result = await session.run(Read(), file_path="a.txt", limit=0)
     assert result.state is ToolResultState.ERROR
     assert "`limit`" in result.get_text()
+
+
+async def test_a_huge_single_line_is_read_in_bounded_memory(session):
+    import tracemalloc
+
+    path = session.work / "one-line.json"
+    with path.open("wb") as f:
+        for _ in range(50):
+            f.write(b"a" * 1_000_000)
+        f.write(b"\nsecond line\n")
+    tracemalloc.start()
+    try:
+        result = await session.run(Read(max_line_length=100), file_path=str(path))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    first, second = result.get_text().split("\n")
+    assert first == "     1\t" + "a" * 100 + "… [49999900 more characters on this line]"
+    assert second == "     2\tsecond line"
+    assert peak < 10_000_000, f"peak {peak} bytes for a 50 MB line"
+
+
+async def test_a_long_line_before_the_window_is_skipped_in_bounded_memory(session):
+    import tracemalloc
+
+    path = session.work / "dump.sql"
+    with path.open("wb") as f:
+        f.write(b"head\n")
+        for _ in range(30):
+            f.write("é".encode() * 500_000)
+        f.write(b"\ntail\n")
+    tracemalloc.start()
+    try:
+        result = await session.run(Read(), file_path=str(path), offset=3)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.get_text().split("\n")[0] == "     3\ttail"
+    assert peak < 10_000_000, f"peak {peak} bytes"
+    middle = (await session.run(Read(max_line_length=10), file_path=str(path), offset=2)).get_text()
+    assert (
+        middle.split("\n")[0] == "     2\t" + "é" * 10 + "… [14999990 more characters on this line]"
+    )
+
+
+async def test_files_that_report_size_zero_are_still_read(session):
+    # /proc files have st_size 0 but content: "empty" would be a lie.
+    result = await session.run(Read(), file_path="/proc/version")
+    assert result.state is ToolResultState.SUCCESS
+    assert result.get_text().startswith("     1\tLinux version")
+
+
+async def test_a_read_error_is_an_error_result_naming_the_file(session):
+    # Reading a process's memory at offset 0 fails with EIO, even for root.
+    result = await session.run(Read(), file_path="/proc/self/mem")
+    assert result.state is ToolResultState.ERROR
+    assert result.get_text().startswith("Cannot read /proc/")
+    assert "Input/output error" in result.get_text()
+
+
+async def test_a_symlink_loop_is_named(session):
+    (session.work / "loop1").symlink_to("loop2")
+    (session.work / "loop2").symlink_to("loop1")
+    result = await session.run(Read(), file_path="loop1")
+    assert result.state is ToolResultState.ERROR
+    assert "symbolic links" in result.get_text()
+
+
+async def test_devices_and_fifos_are_refused_without_blocking(session):
+    import os
+
+    os.mkfifo(session.work / "fifo")
+    for path in ("fifo", "/dev/zero", "/dev/urandom"):
+        result = await session.run(Read(), file_path=path)
+        assert result.state is ToolResultState.ERROR
+        assert "not a regular file" in result.get_text()
+
+
+async def test_utf8_with_a_stray_byte_is_shown_as_utf8(session):
+    (session.work / "notes.txt").write_bytes("café\n".encode() + b"\xff end\n")
+    result = await session.run(Read(), file_path="notes.txt")
+    assert result.get_text() == "     1\tcafé\n     2\t\ufffd end"
+
+
+async def test_cut_lines_count_what_was_left_out_in_every_encoding(session):
+    (session.work / "crlf.txt").write_bytes(b"a" * 100 + b"\r\nb\r\n")
+    (session.work / "u16.txt").write_bytes(("é" * 100 + "\nb\n").encode("utf-16"))
+    for name in ("crlf.txt", "u16.txt"):
+        text = (await session.run(Read(max_line_length=10), file_path=name)).get_text()
+        first, second = text.split("\n")
+        assert first.endswith("… [90 more characters on this line]"), name
+        assert second == "     2\tb", name
+
+
+async def test_offsets_at_the_end_of_a_file_without_a_final_newline(session):
+    (session.work / "two.txt").write_text("a\nb")
+    last = await session.run(Read(), file_path="two.txt", offset=2)
+    assert last.get_text() == "     2\tb\n\n[Lines 2-2 of 2: end of file.]"
+    past = await session.run(Read(), file_path="two.txt", offset=3)
+    assert past.state is ToolResultState.ERROR and "which has 2 lines" in past.get_text()
+    far = await session.run(Read(), file_path="two.txt", offset=10**9)
+    assert far.state is ToolResultState.ERROR and "which has 2 lines" in far.get_text()

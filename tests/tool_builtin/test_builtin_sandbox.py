@@ -1,6 +1,7 @@
 import asyncio
 import os
 import shutil
+import subprocess
 import tempfile
 import uuid
 from pathlib import Path
@@ -149,7 +150,13 @@ async def test_cancellation_kills_sandboxed_processes(session, bwrap_ok):
     os.mkfifo(fifo)
     bash = Bash(sandbox=BubblewrapSandbox())
     task = asyncio.create_task(
-        session.run(bash, command=f"sleep {marker} & echo up > {fifo}; wait")
+        # "up" once the child runs `sleep`: until its exec, a fork shows bash's arguments
+        # (this command line among them), so the marker must be a whole argument.
+        session.run(
+            bash,
+            command=f"sleep {marker} & until tr '\\0' '\\n' < /proc/$!/cmdline | "
+            f"grep -qx {marker}; do :; done; echo up > {fifo}; wait",
+        )
     )
     assert await asyncio.to_thread(fifo.read_text) == "up\n"  # blocks until written
     assert len(_running_with_argument(session, marker.encode())) == 1
@@ -163,3 +170,47 @@ def test_the_description_tells_the_model_about_the_sandbox(bwrap_ok):
     assert "sandbox" in Bash(sandbox=BubblewrapSandbox()).description
     assert "no network" in Bash(sandbox=BubblewrapSandbox()).description
     assert "sandbox" not in Bash().description
+
+
+async def test_files_that_run_code_outside_the_sandbox_stay_read_only(session, bwrap_ok):
+    # A hook, a git config entry (core.fsmonitor, aliases), a shell profile or an editor
+    # task written from inside would run unconfined the next time the user runs git or
+    # opens a shell or editor there.
+    work = session.work
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    (work / ".bashrc").write_text("# rc\n")
+    (work / ".vscode").mkdir()
+    (work / ".vscode" / "tasks.json").write_text("{}")
+    config = (work / ".git" / "config").read_text()
+    bash = Bash(sandbox=BubblewrapSandbox())
+    # Git itself works inside: a commit writes objects and refs.
+    commit = await session.run(
+        bash, command="git -c user.email=a@b.c -c user.name=a commit -q --allow-empty -m x"
+    )
+    assert commit.state is ToolResultState.SUCCESS, commit.get_text()
+    for command in (
+        "echo 'touch /tmp/pwned' > .git/hooks/pre-commit",
+        "git config core.fsmonitor 'touch /tmp/pwned'",
+        "echo 'touch /tmp/pwned' >> .bashrc",
+        "echo '{\"tasks\": []}' > .vscode/tasks.json",
+        # Moving the directory that holds them would take the protection along.
+        "mv .git .git-old && git init -q . && git config core.fsmonitor 'touch /tmp/pwned'",
+        "rm -rf .git; git init -q . && git config core.fsmonitor 'touch /tmp/pwned'",
+    ):
+        result = await session.run(bash, command=command)
+        assert result.state is ToolResultState.ERROR, command
+    assert not (work / ".git" / "hooks" / "pre-commit").exists()
+    assert (work / ".git" / "config").read_text() == config
+    assert (work / ".bashrc").read_text() == "# rc\n"
+    assert (work / ".vscode" / "tasks.json").read_text() == "{}"
+
+
+async def test_a_git_file_pointing_elsewhere_stays_read_only(session, bwrap_ok):
+    # In a worktree `.git` is a file naming the git dir; rewritten, it could point git at
+    # a config the command wrote.
+    (session.work / ".git").write_text("gitdir: /nonexistent/worktree\n")
+    result = await session.run(
+        Bash(sandbox=BubblewrapSandbox()), command="echo 'gitdir: evil' > .git"
+    )
+    assert result.state is ToolResultState.ERROR
+    assert (session.work / ".git").read_text() == "gitdir: /nonexistent/worktree\n"

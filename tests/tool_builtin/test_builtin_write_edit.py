@@ -1,4 +1,9 @@
+import os
+import subprocess
+import sys
 from typing import Any
+
+import pytest
 
 from tether.message import ToolResultState
 from tether.permission import PermissionContext
@@ -186,3 +191,104 @@ async def test_without_a_session_state_the_record_is_the_tool_state(tmp_path):
     )
     assert isinstance(await edit.call(args, context), str)
     assert path.read_text() == "y\n"
+
+
+async def test_edit_keeps_every_byte_of_utf8_with_a_stray_byte_after_the_first_8k(session):
+    # Valid UTF-8 where Read sniffs, one invalid byte further on: the file used to be
+    # decoded as latin-1 then, so "café" did not match and a non-latin-1 new_string
+    # re-encoded the whole file, doubling every accented character.
+    tail = b"x" * 9000 + b"\n\xff stray\n"
+    await _read(session, "notes.txt", "café\n".encode() + tail)
+    result = await session.run(Edit(), file_path="notes.txt", old_string="café", new_string="thé→")
+    assert result.state is ToolResultState.SUCCESS, result.get_text()
+    assert (session.work / "notes.txt").read_bytes() == "thé→\n".encode() + tail
+
+
+async def test_edit_refuses_characters_a_legacy_encoding_cannot_hold(session):
+    data = "café\n".encode("latin-1")
+    await _read(session, "legacy.txt", data)
+    result = await session.run(
+        Edit(), file_path="legacy.txt", old_string="café", new_string="café →"
+    )
+    assert result.state is ToolResultState.ERROR
+    assert "latin-1" in result.get_text() and "'→'" in result.get_text()
+    assert (session.work / "legacy.txt").read_bytes() == data
+
+
+async def test_write_with_characters_a_legacy_encoding_cannot_hold_says_utf8(session):
+    await _read(session, "legacy.txt", "café\n".encode("latin-1"))
+    result = await session.run(Write(), file_path="legacy.txt", content="café →\n")
+    assert result.state is ToolResultState.SUCCESS
+    assert "UTF-8" in result.get_text()
+    assert (session.work / "legacy.txt").read_bytes() == "café →\n".encode()
+
+
+_FAILING_WRITE = """
+import asyncio, resource, signal, sys
+from tether.permission import PermissionContext
+from tether.tool import Edit, Read, ToolContext, Write
+
+async def main(path, tool_name):
+    context = ToolContext(tool_call_id="c", reply_id="r",
+                          permission_context=PermissionContext(working_directories=["/"]))
+    await Read().call(Read.input_model.model_validate({"file_path": path}), context)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an oversized write fails with EFBIG
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+    big = "N" * 100_000
+    if tool_name == "Write":
+        args = Write.input_model.model_validate({"file_path": path, "content": big})
+        result = await Write().call(args, context)
+    else:
+        args = Edit.input_model.model_validate(
+            {"file_path": path, "old_string": "old", "new_string": big})
+        result = await Edit().call(args, context)
+    print(result.output if hasattr(result, "output") else result)
+
+asyncio.run(main(sys.argv[1], sys.argv[2]))
+"""
+
+
+@pytest.mark.parametrize("tool_name", ["Write", "Edit"])
+def test_a_failed_write_leaves_the_old_content_intact(tmp_path, tool_name):
+    path = tmp_path / "keep.txt"
+    old = "old\n" + "content\n" * 100
+    path.write_text(old)
+    done = subprocess.run(
+        [sys.executable, "-c", _FAILING_WRITE, str(path), tool_name],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert "Cannot write" in done.stdout and "too large" in done.stdout
+    assert path.read_text() == old
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.txt"]  # no temp file left
+
+
+async def test_write_and_edit_keep_mode_links_and_symlinks(session):
+    script = session.work / "run.sh"
+    script.write_text("#!/bin/sh\necho hi\n")
+    script.chmod(0o750)
+    await session.run(Read(), file_path="run.sh")
+    await session.run(Edit(), file_path="run.sh", old_string="hi", new_string="ho")
+    assert script.stat().st_mode & 0o777 == 0o750
+    await session.run(Write(), file_path="run.sh", content="#!/bin/sh\n")
+    assert script.stat().st_mode & 0o777 == 0o750
+    # A hard link sees the change (the file is changed, not replaced by another).
+    os.link(script, session.work / "alias.sh")
+    await session.run(Edit(), file_path="run.sh", old_string="sh\n", new_string="bash\n")
+    assert (session.work / "alias.sh").read_text() == "#!/bin/bash\n"
+    # A symlink stays a symlink; its target changes.
+    (session.work / "link.sh").symlink_to("run.sh")
+    await session.run(Read(), file_path="link.sh")
+    written = await session.run(Write(), file_path="link.sh", content="echo via link\n")
+    assert written.state is ToolResultState.SUCCESS
+    assert (session.work / "link.sh").is_symlink()
+    assert script.read_text() == "echo via link\n"
+
+
+async def test_write_under_a_file_says_the_parent_is_a_file(session):
+    (session.work / "notes").write_text("")
+    result = await session.run(Write(), file_path="notes/today.txt", content="x")
+    assert result.state is ToolResultState.ERROR
+    assert "is a file, not a directory" in result.get_text()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,9 +27,11 @@ __all__ = ["Bash", "BashInput"]
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
-# The command is passed as "$1" and eval'd, so no quoting is needed; the EXIT trap
-# reports the final directory (even after `exit`) on the side channel.
-_SCRIPT = 'trap \'pwd -P >&"$TETHER_FD" 2>/dev/null\' EXIT\neval "$1"'
+# The command is passed as "$1" and eval'd, so no quoting is needed (the eval'd text
+# starts with `shift`, so the command sees no positional parameters, as in a fresh
+# shell); the EXIT trap reports the final directory (even after `exit`) on the side
+# channel, as its last line.
+_SCRIPT = 'trap \'pwd -P >&"$TETHER_FD" 2>/dev/null\' EXIT\neval "shift; $1"'
 
 
 class BashInput(BaseModel):
@@ -42,6 +45,16 @@ class BashInput(BaseModel):
     """Timeout in milliseconds (default 120000 = 2 minutes, at most 600000 = 10 minutes)."""
     description: str | None = None
     """A short description of what the command does, in 5-10 words (shown to the user)."""
+
+
+def _signal_note(exit_code: int | None) -> str:
+    if exit_code is None or exit_code >= 0:
+        return ""
+    try:
+        name = signal.Signals(-exit_code).name
+    except ValueError:
+        name = "an unknown signal"
+    return f": killed by signal {-exit_code} ({name})"
 
 
 def _command_of(tool_input: Mapping[str, Any]) -> str | None:
@@ -76,7 +89,8 @@ class Bash(ToolBase):
         self.shell = shell
         confined = (
             "\n- Commands run in a sandbox: files outside the working directories are "
-            "read-only, /tmp is private"
+            "read-only, and so are git hooks and config, shell profiles and editor "
+            "settings inside them; /tmp is private"
             + (", and there is no network." if not getattr(sandbox, "allow_network", True) else ".")
             if sandbox is not None
             else ""
@@ -198,7 +212,8 @@ class Bash(ToolBase):
             max_output_bytes=self.max_output_chars,
             side_channel=True,
         )
-        final = result.side_channel.decode("utf-8", errors="replace").strip()
+        # The trap writes last; anything the command itself wrote there comes before.
+        final = result.side_channel.decode("utf-8", errors="replace").strip().rpartition("\n")[2]
         if final and os.path.isabs(final):
             context.tool_state["cwd"] = final
         text = note + (result.output.rstrip("\n") or "(no output)")
@@ -209,7 +224,7 @@ class Bash(ToolBase):
             )
             state = ToolResultState.ERROR
         else:
-            text += f"\n\n[exit code {result.exit_code}]"
+            text += f"\n\n[exit code {result.exit_code}{_signal_note(result.exit_code)}]"
             state = ToolResultState.SUCCESS if result.exit_code == 0 else ToolResultState.ERROR
         metadata = {"exit_code": result.exit_code, "cwd": context.tool_state.get("cwd", cwd)}
         return ToolResultBlock(id="", name=self.name, output=text, state=state, metadata=metadata)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
+import stat
 from abc import abstractmethod
 from collections.abc import Mapping
 from pathlib import Path
@@ -27,6 +30,7 @@ __all__ = [
     "read_record",
     "resolve_path",
     "stale_reason",
+    "write_file",
 ]
 
 READ_RECORD_OWNER = "Read"
@@ -149,3 +153,63 @@ def stale_reason(path: Path, context: ToolContext, verb: str) -> str | None:
             f"formatter or another command). Read it again, then {verb} it."
         )
     return None
+
+
+def _parent_problem(path: Path) -> str | None:
+    """Why `path` cannot be created under its parents, if one of them is not a directory."""
+    for parent in reversed(path.parents):
+        if parent.exists() and not parent.is_dir():
+            return f"{parent} is a file, not a directory, so {path} cannot be created."
+    return None
+
+
+def write_file(path: Path, data: bytes) -> str | None:
+    """Make `data` the content of `path`, all or nothing; `None`, or why it failed.
+
+    Missing parent directories are created. The data goes to a new file beside `path`,
+    which then takes its place in one rename, so a failure (disk full, file size limit,
+    a killed process) leaves the old content whole. The old file's mode, and its owner
+    where allowed, carry over. A file with several hard links is written in place, so
+    the links keep sharing it; so is one whose directory does not let us add a file.
+    Blocking: call it from a worker thread.
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return _parent_problem(path) or f"Cannot write {path}: {exc.strerror or exc}."
+    try:
+        old = os.stat(path)
+    except FileNotFoundError:
+        old = None
+    except OSError as exc:
+        return f"Cannot write {path}: {exc.strerror or exc}."
+    try:
+        if old is not None and (old.st_nlink > 1 or not stat.S_ISREG(old.st_mode)):
+            path.write_bytes(data)
+        else:
+            _replace(path, data, old)
+    except OSError as exc:
+        return f"Cannot write {path}: {exc.strerror or exc}."
+    return None
+
+
+def _replace(path: Path, data: bytes, old: os.stat_result | None) -> None:
+    temp = path.with_name(f".{path.name[:100]}.{secrets.token_hex(4)}.tether-tmp")
+    try:
+        # 0o666 less the umask, as for any new file; an existing file's mode is set below.
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+    except PermissionError:
+        path.write_bytes(data)  # the directory takes no new file: write in place
+        return
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            if old is not None:
+                with contextlib.suppress(OSError):  # before chmod: chown clears set-id bits
+                    os.fchown(f.fileno(), old.st_uid, old.st_gid)
+                os.fchmod(f.fileno(), stat.S_IMODE(old.st_mode))
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise

@@ -14,8 +14,9 @@ from tether.tool.builtin._common import (
     read_record,
     resolve_path,
     stale_reason,
+    write_file,
 )
-from tether.tool.builtin._text import TextFile, encode_text, load_text
+from tether.tool.builtin._text import TextFile, encode_text, load_text, unencodable
 
 __all__ = ["Edit", "EditInput"]
 
@@ -162,10 +163,17 @@ class Edit(FileToolBase):
         length: int = 0,
     ) -> ToolOutput:
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(encode_text(updated, current.encoding))
-        except OSError as exc:
-            return error(f"Cannot write {path}: {exc.strerror or exc}.")
+            data = encode_text(updated, current.encoding)
+        except UnicodeEncodeError:
+            return error(
+                f"{path} is in a legacy 8-bit encoding (read as {current.encoding}), which "
+                f"cannot hold {unencodable(updated, current.encoding)}. Use characters it "
+                "can hold, or convert the file to UTF-8 first (e.g. Bash `iconv -f latin1 "
+                "-t utf-8 FILE > FILE.new && mv FILE.new FILE`) and Read it again."
+            )
+        failed = write_file(path, data)
+        if failed is not None:
+            return error(failed)
         read_record(context)[str(path)] = path.stat().st_mtime_ns
         if count == 0:
             return f"Created {path}."

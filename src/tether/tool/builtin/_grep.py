@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import os
 import shutil
+import signal
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -76,6 +81,8 @@ class Grep(FileToolBase):
     Args:
         max_results: Lines or entries returned when the call gives no `head_limit`.
         max_chars: Characters of output per call, whatever `head_limit` says.
+        time_limit: Seconds a search may run; then ripgrep is stopped and what it found
+            so far is returned, marked incomplete.
     """
 
     name = "Grep"
@@ -84,9 +91,12 @@ class Grep(FileToolBase):
     is_concurrency_safe = True
     access = "read"
 
-    def __init__(self, *, max_results: int = 250, max_chars: int = 50_000) -> None:
+    def __init__(
+        self, *, max_results: int = 250, max_chars: int = 50_000, time_limit: float = 60.0
+    ) -> None:
         self.max_results = max_results
         self.max_chars = max_chars
+        self.time_limit = time_limit
         self.description = (
             "Search file contents with a regular expression (ripgrep). Use it instead of "
             "running grep or rg through Bash.\n"
@@ -133,27 +143,42 @@ class Grep(FileToolBase):
         assert isinstance(tool_input, GrepInput)
         rg = find_ripgrep()
         if rg is None:
-            return error("ripgrep (`rg`) is not installed, so Grep cannot run; use Bash grep.")
+            return error(
+                "ripgrep (`rg`) is not installed, so Grep cannot run. Install it with "
+                "`pip install ripgrep` (a tether dependency) or `apt-get install ripgrep`; "
+                "meanwhile search with Bash `grep -rn`."
+            )
         path = resolve_path(tool_input.path or ".", context.cwd)
-        if not await asyncio.to_thread(path.exists):
-            return error(f"Path does not exist: {path}. Check it, or find files with Glob.")
+        problem = await asyncio.to_thread(_unsearchable, path)
+        if problem is not None:
+            return error(problem)
         limit = tool_input.head_limit or self.max_results
         files_mode = tool_input.output_mode == "files_with_matches"
-        lines, cut, code, stderr = await _run(
+        run = await _run(
             self._argv(rg, tool_input, str(path)),
             cwd=context.cwd,
             max_lines=_COLLECT_FILES if files_mode else limit,
             max_chars=None if files_mode else self.max_chars,
+            time_limit=self.time_limit,
+        )
+        lines, cut = run.lines, run.cut
+        late = (
+            f"\n\n[The search was stopped after {self.time_limit:g} s (the time limit): "
+            "results are incomplete. Narrow it with `path`, `glob` or `type`.]"
+            if run.timed_out
+            else ""
         )
         if not lines:
-            if code == 1 or (code == 0 and not stderr):
+            if run.timed_out:
+                return "No matches found before the search was stopped." + late
+            if run.code == 1 or (run.code == 0 and not run.stderr):
                 return "No matches found."
-            return error(f"ripgrep failed (exit code {code}): {stderr.strip()[:2000]}")
+            return error(f"ripgrep failed (exit code {run.code}): {run.stderr.strip()[:2000]}")
         if files_mode:
             lines = await asyncio.to_thread(_newest_first, lines)
             cut = cut or len(lines) > limit
             lines = lines[:limit]
-        return self._format(tool_input.output_mode, lines, cut, limit)
+        return self._format(tool_input.output_mode, lines, cut, limit) + late
 
     def _format(self, mode: str, lines: list[str], cut: bool, limit: int) -> str:
         if mode == "files_with_matches":
@@ -190,10 +215,33 @@ async def _drain(stream: asyncio.StreamReader, keep: int) -> str:
     return kept.decode("utf-8", errors="replace")
 
 
+@dataclass(slots=True)
+class _Run:
+    lines: list[str] = field(default_factory=list)
+    cut: bool = False
+    """Stopped on purpose once the line or character cap was reached."""
+    timed_out: bool = False
+    code: int | None = None
+    stderr: str = ""
+
+
+def _unsearchable(path: Path) -> str | None:
+    """Why ripgrep should not be pointed at `path` (reading a FIFO or device never ends)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return f"Path does not exist: {path}. Check it, or find files with Glob."
+    except OSError as exc:
+        return f"Cannot search {path}: {exc.strerror or exc}."
+    if stat.S_ISDIR(mode) or stat.S_ISREG(mode):
+        return None
+    return f"{path} is not a regular file or directory (a device, FIFO or socket); Grep skips it."
+
+
 async def _run(
-    argv: list[str], *, cwd: str, max_lines: int, max_chars: int | None
-) -> tuple[list[str], bool, int, str]:
-    """Run rg; returns (lines, cut short, exit code, stderr). Stops rg once enough is read."""
+    argv: list[str], *, cwd: str, max_lines: int, max_chars: int | None, time_limit: float
+) -> _Run:
+    """Run rg and read its lines; stops it once enough is read or the time is up."""
     proc = await asyncio.create_subprocess_exec(
         *argv,
         cwd=cwd,
@@ -203,22 +251,30 @@ async def _run(
         limit=1 << 20,
     )
     assert proc.stdout is not None and proc.stderr is not None
-    lines: list[str] = []
-    used, cut = 0, False
+    run = _Run()
+    used = 0
+    stderr_task = asyncio.create_task(_drain(proc.stderr, 8192))
+    finished = False
     try:
-        async with asyncio.TaskGroup() as group:
-            stderr_task = group.create_task(_drain(proc.stderr, 8192))
-            while raw := await proc.stdout.readline():
-                line = raw.decode("utf-8", errors="replace").rstrip("\n")
-                used += len(line) + 1
-                if len(lines) >= max_lines or (max_chars is not None and used > max_chars):
-                    cut = True
-                    proc.kill()
-                    break
-                lines.append(line)
-            code = await proc.wait()
+        try:
+            async with asyncio.timeout(time_limit):
+                while raw := await proc.stdout.readline():
+                    line = raw.decode("utf-8", errors="replace").rstrip("\n")
+                    used += len(line) + 1
+                    over = max_chars is not None and used > max_chars and run.lines
+                    if len(run.lines) >= max_lines or over:
+                        run.cut = True
+                        break
+                    run.lines.append(line)
+        except TimeoutError:
+            run.timed_out = True
+        finished = True
     finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
-    return lines, cut, code, stderr_task.result()
+        if not finished or run.cut or run.timed_out:
+            # Not `proc.kill()`: it polls the pid, racing asyncio's child watcher (which
+            # then logs "Unknown child process pid"); a signal to a zombie is harmless.
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(proc.pid, signal.SIGKILL)
+        run.code = await proc.wait()
+        run.stderr = await stderr_task
+    return run

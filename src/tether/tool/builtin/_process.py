@@ -156,8 +156,8 @@ async def run_process(
     if side_channel:
         env["TETHER_FD"] = str(write_fd)
     loop = asyncio.get_running_loop()
-    try:
-        transport, protocol = await loop.subprocess_exec(
+    spawn = asyncio.ensure_future(
+        loop.subprocess_exec(
             lambda: _Protocol(limit=1 << 16, loop=loop),
             *argv,
             cwd=cwd,
@@ -168,6 +168,21 @@ async def run_process(
             start_new_session=True,
             pass_fds=(write_fd,) if side_channel else (),
         )
+    )
+    try:
+        # Shielded: the process runs (and may start others) before its pipe is connected;
+        # asyncio's own clean-up on cancellation would kill the leader only.
+        transport, protocol = await asyncio.shield(spawn)
+    except BaseException as exc:
+        try:
+            if isinstance(exc, asyncio.CancelledError):
+                with contextlib.suppress(Exception):
+                    transport, protocol = await spawn
+                    await _shut_down(transport, protocol, None)
+        finally:
+            if side_channel:
+                os.close(read_fd)
+        raise
     finally:
         if side_channel:
             os.close(write_fd)
@@ -193,6 +208,24 @@ class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
         self.exited.set()
 
 
+async def _shut_down(
+    transport: asyncio.SubprocessTransport, protocol: _Protocol, pump: asyncio.Task[None] | None
+) -> None:
+    """Kill the process group, stop reading, and wait until every member is gone."""
+    pid = transport.get_pid()
+    _kill_group(pid)
+    if pump is not None and not pump.done():
+        pump.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await pump
+    # Closing the transport polls the process: only once the child watcher has reaped it,
+    # or the two race and asyncio logs "Unknown child process pid".
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(protocol.exited.wait(), _DRAIN_AFTER_EXIT)
+    transport.close()
+    await _reap_group(pid)
+
+
 async def _supervise(
     transport: asyncio.SubprocessTransport,
     protocol: _Protocol,
@@ -216,15 +249,8 @@ async def _supervise(
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(pump), _DRAIN_AFTER_EXIT)
     finally:
-        # Also reached on cancellation: kill the group before anything else.
-        _kill_group(pid)
-        if not pump.done():
-            pump.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await pump
-        transport.close()
-        await protocol.exited.wait()
-        await _reap_group(pid)
+        # Also reached on cancellation.
+        await _shut_down(transport, protocol, pump)
     side = _read_side_channel(read_fd) if read_fd >= 0 else b""
     code = None if timed_out else transport.get_returncode()
     return ProcessResult(cap.text(), code, timed_out, side)

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import errno
+import io
+import os
+import stat
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, AnyStr, BinaryIO, Generic
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -41,14 +46,115 @@ class _Window:
     capped_by_chars: bool = False
 
 
-def _count_rest(f: BinaryIO, ended_with_newline: bool) -> int:
-    """Lines left in `f` after a line that did or did not end with a newline."""
+_CHUNK = 1 << 20
+_UTF8_CONTINUATION = bytes(range(0x80, 0xC0))
+
+
+def _utf8_width(data: bytes) -> int:
+    """Characters in UTF-8 bytes (continuation bytes do not start one)."""
+    return len(data.translate(None, _UTF8_CONTINUATION))
+
+
+@dataclass(frozen=True, slots=True)
+class _Lines(Generic[AnyStr]):
+    """How to split and show the lines of a file read as bytes or as decoded text."""
+
+    newline: AnyStr
+    eol: AnyStr
+    """The characters a line may end with (stripped before counting what was cut)."""
+    width: Callable[[AnyStr], int]
+    """Characters in a piece of a line."""
+    decode: Callable[[AnyStr], str]
+    cap: int
+    """Units of a line kept; the rest is skipped in chunks and only counted."""
+
+
+def _bounded_lines(f: IO[AnyStr], kind: _Lines[AnyStr]) -> Iterator[tuple[AnyStr, int]]:
+    """Each line as (its first `kind.cap` units, how many characters come after them).
+
+    A line longer than the cap is skipped in chunks, never held whole: memory stays
+    bounded for a gigabyte without a newline.
+    """
+    while line := f.readline(kind.cap):
+        if line.endswith(kind.newline) or len(line) < kind.cap:
+            yield line, 0
+            continue
+        cut = 0
+        while rest := f.readline(_CHUNK):
+            if rest.endswith(kind.newline):
+                cut += kind.width(rest.rstrip(kind.eol))
+                break
+            cut += kind.width(rest)
+        yield line, cut
+
+
+def _skip_lines(f: BinaryIO, count: int) -> int:
+    """Move `f` past `count` lines, a chunk at a time; the lines skipped (fewer at the end)."""
+    skipped = 0
+    unterminated = False
+    while skipped < count:
+        at = f.tell()
+        chunk = f.read(_CHUNK)
+        if not chunk:
+            return skipped + (1 if unterminated else 0)  # a last line without a newline
+        newlines = chunk.count(b"\n")
+        if skipped + newlines < count:
+            skipped += newlines
+            unterminated = not chunk.endswith(b"\n")
+            continue
+        end = -1
+        for _ in range(count - skipped):
+            end = chunk.index(b"\n", end + 1)
+        f.seek(at + end + 1)
+        return count
+    return skipped
+
+
+def _count_rest(f: IO[AnyStr], newline: AnyStr) -> int:
+    """Lines left in `f` (a last line without a newline counts too)."""
     count = 0
-    last = b"\n" if ended_with_newline else b""
-    while chunk := f.read(1 << 20):
-        count += chunk.count(b"\n")
-        last = chunk[-1:]
-    return count + (1 if last not in (b"\n", b"") else 0)
+    unterminated = False
+    while chunk := f.read(_CHUNK):
+        count += chunk.count(newline)
+        unterminated = not chunk.endswith(newline)
+    return count + (1 if unterminated else 0)
+
+
+def _open_regular(path: Path) -> BinaryIO | str:
+    """`path` opened for reading if it is a regular file, else why it cannot be read.
+
+    Devices and FIFOs are never opened (opening some has effects, reading others never
+    ends); the file is opened non-blocking and checked again, so nothing swapped in
+    between can block the worker thread either.
+    """
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return _not_regular(path)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        return _cannot_open(path, exc)
+    f = os.fdopen(fd, "rb")
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        f.close()
+        return _not_regular(path)
+    return f
+
+
+def _not_regular(path: Path) -> str:
+    if path.is_dir():
+        return f"{path} is a directory, not a file. List it with Glob or Bash `ls`."
+    return f"{path} is not a regular file (a device, FIFO or socket); Read reads files only."
+
+
+def _cannot_open(path: Path, exc: OSError) -> str:
+    if exc.errno == errno.ENOENT:
+        return (
+            f"File does not exist: {path}. Check the path (the working directory is "
+            "the base of relative paths), or find the file with Glob."
+        )
+    if exc.errno == errno.ELOOP:
+        return f"{path} is a loop of symbolic links that never reaches a file."
+    return f"Cannot read {path}: {exc.strerror or exc}."
 
 
 class Read(FileToolBase):
@@ -112,37 +218,33 @@ class Read(FileToolBase):
         return result
 
     def _read(self, path: Path, args: ReadInput) -> tuple[ToolOutput, int | None]:
-        if not path.is_file():
-            return self._not_a_file(path), None
-        stat = path.stat()
-        return self._read_file(path, stat.st_size, args), stat.st_mtime_ns
+        opened = _open_regular(path)
+        if isinstance(opened, str):
+            return error(opened), None
+        with opened as f:
+            st = os.fstat(f.fileno())
+            try:
+                return self._read_file(path, f, st.st_size, args), st.st_mtime_ns
+            except OSError as exc:
+                return error(f"Cannot read {path}: {exc.strerror or exc}."), None
 
-    def _not_a_file(self, path: Path) -> ToolOutput:
-        if path.is_dir():
-            return error(f"{path} is a directory, not a file. List it with Glob or Bash `ls`.")
-        if not path.exists():
-            return error(
-                f"File does not exist: {path}. Check the path (the working directory is "
-                "the base of relative paths), or find the file with Glob."
-            )
-        return error(f"{path} is not a regular file; Read reads files only.")
-
-    def _read_file(self, path: Path, size: int, args: ReadInput) -> ToolOutput:
-        with path.open("rb") as f:
-            head = f.read(SNIFF_BYTES)
-        kind = sniff(head, complete=size <= SNIFF_BYTES)
+    def _read_file(self, path: Path, f: BinaryIO, size: int, args: ReadInput) -> ToolOutput:
+        # Not `size`: files in /proc and /sys say 0 bytes and have content.
+        head = f.read(SNIFF_BYTES) or b""
+        if not head:
+            return f"(The file {path} is empty.)"
+        kind = sniff(head, complete=len(head) < SNIFF_BYTES)
         if kind.kind == "image":
-            return self._image(path, size, kind.media_type or "application/octet-stream")
+            return self._image(path, f, size, kind.media_type or "application/octet-stream")
         if kind.kind == "binary":
             return error(
                 f"{path} looks like a binary file ({size} bytes); Read shows text files and "
                 "images only. Inspect it with Bash (e.g. `file` or `xxd | head`)."
             )
-        if size == 0:
-            return f"(The file {path} is empty.)"
         start = max(args.offset or 1, 1)
         limit = args.limit or self.max_lines
-        window = self._window(path, kind.encoding, start, limit)
+        f.seek(0)
+        window = self._window(f, kind.encoding, start, limit)
         if not window.lines:
             return error(
                 f"offset {start} is past the end of {path}, which has {window.total} lines. "
@@ -150,62 +252,66 @@ class Read(FileToolBase):
             )
         return self._format(window)
 
-    def _image(self, path: Path, size: int, media_type: str) -> ToolOutput:
+    def _image(self, path: Path, f: BinaryIO, size: int, media_type: str) -> ToolOutput:
         if size > self.max_image_bytes:
             return error(
                 f"{path} is an image of {size} bytes, over the {self.max_image_bytes}-byte "
                 "limit. Make a smaller copy with Bash (e.g. ImageMagick `convert`) and read that."
             )
-        data = base64.b64encode(path.read_bytes()).decode("ascii")
+        f.seek(0)
+        data = base64.b64encode(f.read(self.max_image_bytes)).decode("ascii")
         return [
             TextBlock(text=f"Image {path} ({media_type}, {size} bytes):"),
             DataBlock(source=Base64Source(media_type=media_type, data=data)),
         ]
 
-    def _window(self, path: Path, encoding: str, start: int, limit: int) -> _Window:
+    def _window(self, f: BinaryIO, encoding: str, start: int, limit: int) -> _Window:
         if encoding == "utf-16":
-            return self._window_of_text(path.read_text(encoding, errors="replace"), start, limit)
+            # A newline byte can be half of another character: read decoded text.
+            text = io.TextIOWrapper(f, encoding, errors="replace", newline="\n")
+            chars = _Lines("\n", "\r\n", len, str, self.max_line_length + 2)
+            return self._window_of(text, chars, start, limit)
+        if encoding == "utf-8-sig":
+            f.read(3)
+        skipped = _skip_lines(f, start - 1)
+        if skipped < start - 1:
+            return _Window(first=start, total=skipped)
+        raw = _Lines(
+            b"\n",
+            b"\r\n",
+            _utf8_width if encoding.startswith("utf-8") else len,
+            lambda line: line.decode(encoding, errors="replace"),
+            4 * self.max_line_length + 2,  # enough bytes for the characters shown
+        )
+        return self._window_of(f, raw, start, limit, lineno=skipped)
+
+    def _window_of(
+        self, f: IO[AnyStr], kind: _Lines[AnyStr], start: int, limit: int, *, lineno: int = 0
+    ) -> _Window:
+        """The window from line `start`; `f` is positioned after line `lineno`."""
         window = _Window(first=start)
         used = 0
-        lineno = 0
-        with path.open("rb") as f:
-            if encoding == "utf-8-sig":
-                f.read(3)
-            while raw := f.readline():
-                lineno += 1
-                if lineno < start:
-                    continue
-                entry = self._entry(lineno, raw.decode(encoding, errors="replace"))
-                full = len(window.lines) >= limit
-                if not full and used + len(entry) + 1 > self.max_chars and window.lines:
-                    window.capped_by_chars = full = True
-                if full:
-                    window.total = lineno + _count_rest(f, raw.endswith(b"\n"))
-                    return window
-                window.lines.append(entry)
-                window.last = lineno
-                used += len(entry) + 1
-        window.total = lineno
-        return window
-
-    def _window_of_text(self, text: str, start: int, limit: int) -> _Window:
-        lines = text.splitlines()
-        window = _Window(first=start, total=len(lines))
-        used = 0
-        for lineno in range(start, min(len(lines), start + limit - 1) + 1):
-            entry = self._entry(lineno, lines[lineno - 1])
-            if used + len(entry) + 1 > self.max_chars and window.lines:
-                window.capped_by_chars = True
-                break
+        for line, cut in _bounded_lines(f, kind):
+            lineno += 1
+            if lineno < start:
+                continue
+            entry = self._entry(lineno, kind.decode(line), cut)
+            full = len(window.lines) >= limit
+            if not full and used + len(entry) + 1 > self.max_chars and window.lines:
+                window.capped_by_chars = full = True
+            if full:
+                window.total = lineno + _count_rest(f, kind.newline)
+                return window
             window.lines.append(entry)
             window.last = lineno
             used += len(entry) + 1
+        window.total = lineno
         return window
 
-    def _entry(self, lineno: int, line: str) -> str:
+    def _entry(self, lineno: int, line: str, cut: int = 0) -> str:
         line = line.rstrip("\r\n")
-        if len(line) > self.max_line_length:
-            cut = len(line) - self.max_line_length
+        if len(line) > self.max_line_length or cut:
+            cut += len(line) - self.max_line_length
             line = f"{line[: self.max_line_length]}… [{cut} more characters on this line]"
         return f"{lineno:>6}\t{line}"
 

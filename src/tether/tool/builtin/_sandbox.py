@@ -13,8 +13,34 @@ from tether.errors import SandboxUnavailableError
 
 __all__ = ["DEFAULT_SETTINGS_PATHS", "BubblewrapSandbox", "SandboxBase"]
 
-DEFAULT_SETTINGS_PATHS = (".tether", "~/.tether", "~/.config/tether")
-"""The agent's settings, kept read-only; relative entries are taken in every work dir."""
+DEFAULT_SETTINGS_PATHS = (
+    ".tether",
+    "~/.tether",
+    "~/.config/tether",
+    # Files that make other programs run code, unconfined, the next time the user runs
+    # git, opens a shell or an editor in the work dir.
+    ".git/hooks",
+    ".git/config",
+    ".git/config.worktree",
+    ".git/commondir",
+    ".git",  # only where it is a file (a worktree's pointer to its git dir)
+    ".gitmodules",
+    ".gitconfig",
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".profile",
+    ".zshrc",
+    ".zprofile",
+    ".zshenv",
+    ".vscode",
+    ".idea",
+    ".mcp.json",
+    ".ripgreprc",
+)
+"""Paths kept read-only inside the sandbox: the agent's settings, and the files other
+programs take code from. Relative entries are taken in every work dir; a `.git`
+directory itself stays writable (git works inside), only its hooks and config do not."""
 
 
 class SandboxBase(ABC):
@@ -37,7 +63,9 @@ class BubblewrapSandbox(SandboxBase):
 
     Inside, the whole filesystem is read-only except the work dirs (the session's
     working directories plus `writable_paths`); `/tmp` is a private, empty tmpfs; the
-    agent's settings files are read-only even inside a work dir; the network is cut off
+    agent's settings files, and the files other programs take code from (git hooks and
+    config, shell profiles, editor settings), are read-only even inside a work dir, and
+    the directories holding them cannot be moved away; the network is cut off
     (only a private loopback) unless `allow_network`; processes see only their own PID
     namespace and die with the sandbox.
 
@@ -101,6 +129,9 @@ class BubblewrapSandbox(SandboxBase):
         for entry in self.settings_paths:
             if os.path.isabs(entry):
                 paths.append(os.path.realpath(entry))
+            elif entry == ".git":
+                git = [os.path.join(d, entry) for d in work_dirs]
+                paths.extend(os.path.realpath(g) for g in git if os.path.isfile(g))
             else:
                 paths.extend(os.path.realpath(os.path.join(d, entry)) for d in work_dirs)
         return [p for p in dict.fromkeys(paths) if os.path.exists(p)]
@@ -117,6 +148,28 @@ class BubblewrapSandbox(SandboxBase):
         for path in dict.fromkeys(writable):
             if os.path.exists(path):
                 command += ["--bind", path, path]
-        for path in self._protected(writable):
+        protected = self._protected(writable)
+        # A mount point cannot be renamed or removed: the directories between a work dir
+        # and a protected path are mounted on themselves (still writable), or moving one
+        # (`mv .git .git-old`) would carry the protection away with it.
+        for path in _between(writable, protected):
+            command += ["--bind", path, path]
+        for path in protected:
             command += ["--ro-bind", path, path]
         return [*command, "--chdir", cwd, "--", *argv]
+
+
+def _between(roots: Sequence[str], paths: Sequence[str]) -> list[str]:
+    """The directories strictly between any of `roots` and any of `paths` below it."""
+    found: dict[str, None] = {}
+    for path in paths:
+        for root in roots:
+            if not path.startswith(root.rstrip("/") + "/"):
+                continue
+            parent = os.path.dirname(path)
+            chain: list[str] = []
+            while len(parent) > len(root.rstrip("/")):
+                chain.append(parent)
+                parent = os.path.dirname(parent)
+            found.update(dict.fromkeys(reversed(chain)))
+    return list(found)

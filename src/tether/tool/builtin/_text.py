@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-__all__ = ["Sniff", "TextFile", "encode_text", "load_text", "sniff"]
+__all__ = ["Sniff", "TextFile", "encode_text", "load_text", "sniff", "unencodable"]
 
 _IMAGES = (
     (b"\x89PNG\r\n\x1a\n", "image/png"),
@@ -57,8 +57,23 @@ def sniff(head: bytes, *, complete: bool) -> Sniff:
     controls = sum(1 for b in head if b < 0x20 and b not in _TEXT_CONTROLS)
     if head and controls / len(head) > 0.1:
         return Sniff("binary")
+    if _mostly_utf8(head):
+        # UTF-8 with a few stray bytes: the stray bytes are kept as they are.
+        return Sniff("text", "utf-8")
     # Not UTF-8 but mostly printable: a legacy 8-bit encoding; latin-1 round-trips any byte.
     return Sniff("text", "latin-1")
+
+
+def _mostly_utf8(head: bytes) -> bool:
+    """At least as many valid multi-byte UTF-8 characters as bytes that are not UTF-8.
+
+    In a legacy 8-bit text each accented letter is a stray byte, and two in a row rarely
+    form a valid UTF-8 sequence.
+    """
+    text = head.decode("utf-8", errors="surrogateescape")
+    stray = sum(1 for c in text if "\udc80" <= c <= "\udcff")
+    valid = sum(1 for c in text if c >= "\x80") - stray
+    return valid >= stray
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +88,11 @@ class TextFile:
     """Every line ends with CRLF (edits then use CRLF too)."""
 
 
+def _errors(encoding: str) -> str:
+    # UTF-8 files may hold stray bytes that are not UTF-8: keep them byte for byte.
+    return "surrogateescape" if encoding.startswith("utf-8") else "strict"
+
+
 def load_text(path: Path) -> TextFile | None:
     """Read a whole text file, or `None` if it is binary."""
     data = path.read_bytes()
@@ -81,9 +101,9 @@ def load_text(path: Path) -> TextFile | None:
         return None
     encoding = kind.encoding
     try:
-        text = data.decode(encoding)
+        text = data.decode(encoding, errors=_errors(encoding))
     except UnicodeDecodeError:
-        # Valid UTF-8 at the start, not further on: keep every byte with latin-1.
+        # E.g. UTF-16 with an odd number of bytes: keep every byte with latin-1.
         encoding = "latin-1"
         text = data.decode(encoding)
     newlines = text.count("\n")
@@ -92,8 +112,23 @@ def load_text(path: Path) -> TextFile | None:
 
 
 def encode_text(text: str, encoding: str) -> bytes:
-    """Encode in the file's encoding, or UTF-8 if the new text cannot be expressed in it."""
-    try:
-        return text.encode(encoding)
-    except UnicodeEncodeError:
-        return text.encode("utf-8")
+    """Encode in the file's encoding (stray bytes of a UTF-8 file come back as they were).
+
+    Raises:
+        UnicodeEncodeError: `text` has characters the encoding cannot hold.
+    """
+    return text.encode(encoding, errors=_errors(encoding))
+
+
+def unencodable(text: str, encoding: str) -> str:
+    """The characters of `text` that `encoding` cannot hold, for a message: `'→', '€'`."""
+    bad: dict[str, None] = {}
+    for char in text:
+        if char >= "\x80" and char not in bad:
+            try:
+                char.encode(encoding)
+            except UnicodeEncodeError:
+                bad[char] = None
+                if len(bad) == 5:
+                    break
+    return ", ".join(repr(c) for c in bad)

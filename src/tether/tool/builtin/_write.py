@@ -14,8 +14,9 @@ from tether.tool.builtin._common import (
     read_record,
     resolve_path,
     stale_reason,
+    write_file,
 )
-from tether.tool.builtin._text import encode_text, load_text
+from tether.tool.builtin._text import encode_text, load_text, unencodable
 
 __all__ = ["Write", "WriteInput"]
 
@@ -72,13 +73,21 @@ class Write(FileToolBase):
             current = load_text(path)
             if current is not None:
                 encoding = current.encoding
+        note = ""
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(encode_text(content, encoding))
-        except OSError as exc:
-            return error(f"Cannot write {path}: {exc.strerror or exc}.")
+            data = encode_text(content, encoding)
+        except UnicodeEncodeError:
+            # The whole content is new, so nothing already in the file is re-encoded.
+            data = encode_text(content, "utf-8")
+            note = (
+                f" It was in a legacy 8-bit encoding (read as {encoding}), which cannot hold "
+                f"{unencodable(content, encoding)}; it is UTF-8 now."
+            )
+        failed = write_file(path, data)
+        if failed is not None:
+            return error(failed)
         # The model knows exactly what is in the file now: later edits need no re-read.
         read_record(context)[str(path)] = path.stat().st_mtime_ns
         lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
         verb = "Updated" if existed else "Created"
-        return f"{verb} {path} ({lines} lines, {len(content)} characters)."
+        return f"{verb} {path} ({lines} lines, {len(content)} characters).{note}"
