@@ -96,14 +96,21 @@ async def run_tool(
         else:
             parts: list[str] = []
             final: ToolResultBlock | None = None
-            async for chunk in outcome:
-                if isinstance(chunk, ToolResultBlock):
-                    final = to_result(call, chunk)
-                else:
-                    parts.append(str(chunk))
-                    yield ToolResultTextDeltaEvent(
-                        reply_id=reply_id, block_id=call.id, delta=str(chunk)
-                    )
+            try:
+                async for chunk in outcome:
+                    if isinstance(chunk, ToolResultBlock):
+                        final = to_result(call, chunk)
+                    else:
+                        parts.append(str(chunk))
+                        yield ToolResultTextDeltaEvent(
+                            reply_id=reply_id, block_id=call.id, delta=str(chunk)
+                        )
+            finally:
+                # Closed at once when this run is closed or cancelled, so the tool stops
+                # what it runs (a Bash command) now, not when the generator is collected.
+                close = getattr(outcome, "aclose", None)
+                if close is not None:
+                    await close()
             result = final if final is not None else to_result(call, "".join(parts))
     except ArgumentError as exc:
         result = error_result(call, f"Error: {exc}")

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -18,8 +19,9 @@ from tether.permission import (
     PermissionMode,
     PermissionRule,
 )
-from tether.tool._base import ToolBase, ToolContext, ToolOutput
+from tether.tool._base import ToolBase, ToolContext
 from tether.tool.builtin._common import permission_cwd
+from tether.tool.builtin._live import LiveOutput
 from tether.tool.builtin._process import filtered_environment, run_process
 from tether.tool.builtin._sandbox import SandboxBase
 
@@ -195,8 +197,14 @@ class Bash(ToolBase):
             return []
         return suggest_shell_rules(command, cwd=self._cwd(context, tool_state))
 
-    async def call(self, tool_input: BaseModel, context: ToolContext) -> ToolOutput:
-        """Run the command in the saved directory and save the directory it ends in."""
+    async def call(  # a stream of output, then the result
+        self, tool_input: BaseModel, context: ToolContext
+    ) -> AsyncIterator[str | ToolResultBlock]:
+        """Run the command in the saved directory and save the directory it ends in.
+
+        The output streams as it comes (TOOL_RESULT_TEXT_DELTA events; at most
+        `max_output_chars` of it); the result that follows is what the model reads.
+        """
         assert isinstance(tool_input, BashInput)
         cwd, note = await asyncio.to_thread(self._start_dir, context)
         argv = [self.shell, "--noprofile", "--norc", "-c", _SCRIPT, "bash", tool_input.command]
@@ -204,14 +212,29 @@ class Bash(ToolBase):
             work_dirs = context.permission_context.working_directories or [context.cwd]
             argv = self.sandbox.wrap(argv, cwd=cwd, work_dirs=work_dirs)
         timeout_ms = tool_input.timeout or DEFAULT_TIMEOUT_MS
-        result = await run_process(
-            argv,
-            cwd=cwd,
-            env=filtered_environment(self.env),
-            time_limit=timeout_ms / 1000,
-            max_output_bytes=self.max_output_chars,
-            side_channel=True,
+        live = LiveOutput(self.max_output_chars)
+        process = asyncio.ensure_future(
+            run_process(
+                argv,
+                cwd=cwd,
+                env=filtered_environment(self.env),
+                time_limit=timeout_ms / 1000,
+                max_output_bytes=self.max_output_chars,
+                side_channel=True,
+                on_output=live.feed,
+            )
         )
+        try:
+            if note:
+                yield note
+            async for text in live.until(process):
+                yield text
+            result = process.result()
+        finally:
+            if not process.done():  # cancelled, or the stream was closed: kill the command
+                process.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await process
         # The trap writes last; anything the command itself wrote there comes before.
         final = result.side_channel.decode("utf-8", errors="replace").strip().rpartition("\n")[2]
         if final and os.path.isabs(final):
@@ -227,7 +250,7 @@ class Bash(ToolBase):
             text += f"\n\n[exit code {result.exit_code}{_signal_note(result.exit_code)}]"
             state = ToolResultState.SUCCESS if result.exit_code == 0 else ToolResultState.ERROR
         metadata = {"exit_code": result.exit_code, "cwd": context.tool_state.get("cwd", cwd)}
-        return ToolResultBlock(id="", name=self.name, output=text, state=state, metadata=metadata)
+        yield ToolResultBlock(id="", name=self.name, output=text, state=state, metadata=metadata)
 
     def _start_dir(self, context: ToolContext) -> tuple[str, str]:
         saved = context.tool_state.get("cwd")

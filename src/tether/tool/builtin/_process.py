@@ -7,7 +7,7 @@ import contextlib
 import os
 import re
 import signal
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 __all__ = ["OutputCap", "ProcessResult", "filtered_environment", "run_process"]
@@ -121,9 +121,13 @@ async def _reap_group(pgid: int) -> None:
         await asyncio.sleep(0.005)
 
 
-async def _pump(stream: asyncio.StreamReader, cap: OutputCap) -> None:
+async def _pump(
+    stream: asyncio.StreamReader, cap: OutputCap, on_output: Callable[[bytes], None] | None
+) -> None:
     while chunk := await stream.read(1 << 16):
         cap.feed(chunk)
+        if on_output is not None:
+            on_output(chunk)
 
 
 def _read_side_channel(fd: int) -> bytes:
@@ -143,6 +147,7 @@ async def run_process(
     time_limit: float,
     max_output_bytes: int,
     side_channel: bool = False,
+    on_output: Callable[[bytes], None] | None = None,
 ) -> ProcessResult:
     """Run `argv` in a new session and process group, stdin closed, stderr into stdout.
 
@@ -150,6 +155,7 @@ async def run_process(
     process group is killed (SIGKILL), so nothing it started in the background survives.
     With `side_channel`, the command gets a pipe whose write end's number is in the
     environment variable `TETHER_FD`; what it writes there comes back separately.
+    `on_output` is given every piece of output as it is read.
     """
     read_fd, write_fd = os.pipe() if side_channel else (-1, -1)
     env = dict(env)
@@ -187,7 +193,9 @@ async def run_process(
         if side_channel:
             os.close(write_fd)
     try:
-        return await _supervise(transport, protocol, time_limit, max_output_bytes, read_fd)
+        return await _supervise(
+            transport, protocol, time_limit, max_output_bytes, read_fd, on_output
+        )
     finally:
         if side_channel:
             os.close(read_fd)
@@ -232,11 +240,12 @@ async def _supervise(
     time_limit: float,
     max_output_bytes: int,
     read_fd: int,
+    on_output: Callable[[bytes], None] | None,
 ) -> ProcessResult:
     assert protocol.stdout is not None
     pid = transport.get_pid()
     cap = OutputCap(max_output_bytes)
-    pump = asyncio.create_task(_pump(protocol.stdout, cap))
+    pump = asyncio.create_task(_pump(protocol.stdout, cap, on_output))
     timed_out = False
     try:
         try:
