@@ -6,6 +6,7 @@ Prints one row per operation with the median and best wall time per call.
 
 import argparse
 import asyncio
+import inspect
 import shutil
 import statistics
 import tempfile
@@ -44,7 +45,11 @@ async def timed(
     times, text = [], ""
     for _ in range(runs):
         started = time.perf_counter()
-        out = await tool.call(parsed, context)
+        outcome = tool.call(parsed, context)
+        if inspect.isawaitable(outcome):
+            out = await outcome
+        else:  # a streaming tool (Bash): its last chunk is the result
+            out = [chunk async for chunk in outcome][-1]
         times.append(time.perf_counter() - started)
         text = out.get_text() if isinstance(out, ToolResultBlock) else str(out)
     return statistics.median(times), min(times), text
