@@ -165,6 +165,27 @@ async def measure(toolkit: Toolkit, state: AgentState) -> tuple[int, int, int]:
     return p, s, len(view.schemas)
 
 
+async def per_plugin_costs() -> tuple[float, float, int]:
+    """What one plugin adds asleep (its brief line) and awake, and scheduling's fixed cost.
+
+    Returns (tokens per sleeping plugin, tokens per awake plugin, fixed cost): the fixed
+    cost is the catalogue's intro plus the two activation tools' schemas, paid once.
+    """
+    n = len(DOMAINS)
+    bare = estimate_text_tokens(SYSTEM)
+
+    async def total(plugins: list[Plugin], state: AgentState) -> int:
+        p, s, _ = await measure(Toolkit(plugins=plugins), state)
+        return p + s
+
+    asleep_1 = await total([make_plugin(*DOMAINS[0], sleeps=True)], AgentState())
+    asleep_n = await total([make_plugin(*d, sleeps=True) for d in DOMAINS], AgentState())
+    awake_n = await total([make_plugin(*d, sleeps=False) for d in DOMAINS], AgentState())
+    per_brief = (asleep_n - asleep_1) / (n - 1)
+    fixed = round(asleep_1 - bare - per_brief)
+    return per_brief, (awake_n - bare) / n, fixed
+
+
 async def main() -> None:
     awake = Toolkit(plugins=[make_plugin(*d, sleeps=False) for d in DOMAINS])
     scheduled = Toolkit(plugins=[make_plugin(*d, sleeps=True) for d in DOMAINS])
@@ -189,6 +210,14 @@ async def main() -> None:
     cut = 100 * (1 - scheduled_2 / base)
     verdict = "PASS" if cut >= 85 else "FAIL"
     print(f"\nscheduled (2 active) cuts {cut:.1f}% of the tokens (target >= 85%): {verdict}")
+
+    brief, full, fixed = await per_plugin_costs()
+    print("\nper plugin (tokens per request):")
+    print(f"  asleep (its sleep_brief line in the catalogue): {brief:.1f}")
+    print(f"  awake (full block + 5 tool schemas):            {full:.1f}")
+    print(f"  saved per sleeping plugin:                      {full - brief:.1f}")
+    print(f"  fixed cost of scheduling (catalogue intro + activation tools): {fixed}")
+    print(f"  worth it from {fixed / (full - brief):.2f} sleeping plugin(s) of this size on")
 
 
 if __name__ == "__main__":

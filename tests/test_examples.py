@@ -34,6 +34,18 @@ EXPECTED = {
         "[calling Bash]",
         "Done. The script now prints: Hi, world",
     ],
+    "plugin_seed_samples.py": [
+        "Plugin `note` is now activated for the next 3 runs.",
+        "hint in reply 4: Last visible run. Call extend_plugin_activation('note') now "
+        "if you still need it next run.",
+        "after 4 replies: {'note': 3, 'weather': 2}",
+    ],
+    "plugin_strategies.py": [
+        "basic: allow_sleep=False, allow_sleep -> always_awake",
+        "legacy: allow_sleep=None, allow_sleep -> sleeping",
+        "nobrief: allow_sleep=None, allow_sleep -> always_awake",
+    ],
+    "seed_plugin.py": ["notes: {'milk': 'buy milk'} | state.plugins: {}"],
 }
 
 

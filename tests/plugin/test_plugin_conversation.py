@@ -244,3 +244,8 @@ async def test_the_token_benchmark_meets_its_target():
     p2, s2, n2 = await bench.measure(scheduled, AgentState(plugins={"note": 3, "calendar": 2}))
     assert (n1, n2) == (200, 12)
     assert (p2 + s2) <= 0.15 * (p1 + s1)
+    # a sleeping plugin costs its brief line, a small part of what it costs awake, and the
+    # fixed cost of scheduling (intro + the two activation tools) is less than one plugin's
+    brief, full, fixed = await bench.per_plugin_costs()
+    assert 0 < brief <= 0.05 * full
+    assert 0 < fixed < full - brief

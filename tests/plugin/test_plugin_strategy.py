@@ -156,3 +156,19 @@ def test_plain_functions_become_function_tools():
     (tool,) = plugin.tools
     assert tool.name == "get_weather"
     assert tool.json_schema()["parameters"]["required"] == ["city"]
+
+
+@pytest.mark.parametrize("strategy", ["auto", "allow_sleep"])
+async def test_a_brief_of_none_is_no_brief(strategy):
+    # "allow_sleep=True without a sleep_brief": None is how many users write "without"
+    plugin = Notes().plugin(sleep_brief=None, description=None, prompt=None)
+    scheduler = PluginScheduler([plugin], strategies={"note": strategy})
+    assert scheduler.visibility("note", AgentState()) == "always_awake"
+    parts = await scheduler.prompt(AgentState())
+    assert parts is not None and '<plugin name="Note plugin" module_name="note"' in parts.dynamic
+
+
+@pytest.mark.parametrize("field", ["sleep_brief", "description", "prompt"])
+def test_text_fields_that_are_not_strings_are_refused(field):
+    with pytest.raises(PluginError, match=rf"plugin 'note': `{field}` must be a string"):
+        Notes().plugin(**{field: 42})

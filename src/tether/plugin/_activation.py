@@ -64,7 +64,7 @@ class ExtendPluginActivationInput(BaseModel):
 
 class _SchedulerTool(ToolBase):
     is_read_only = True  # it changes what the model sees, nothing outside the agent
-    is_concurrency_safe = True  # state changes happen without an await in between
+    is_concurrency_safe = True  # the state is re-checked after every await before it changes
 
     def __init__(self, scheduler: PluginScheduler) -> None:
         self._scheduler = scheduler

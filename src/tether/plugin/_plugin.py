@@ -18,6 +18,17 @@ InjectFunc = Callable[[Any], Awaitable[str | None] | str | None]
 _MODULE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 
 
+def _text(value: object, field: str, module_name: str) -> str:
+    """A text argument: `None` means none given (""), anything else must be a `str`."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise PluginError(
+            f"plugin {module_name!r}: `{field}` must be a string (or None for none), got {value!r}"
+        )
+    return value
+
+
 def _as_tool(item: ToolBase | Callable[..., Any], module_name: str) -> ToolBase:
     if isinstance(item, ToolBase):
         return item
@@ -49,7 +60,8 @@ class Plugin:
             `False`: never sleeps, whatever the operator says; `True`: sleeps (needs a
             `sleep_brief`).
         sleep_brief: The one or two sentences the model sees while the plugin sleeps: what
-            it does and when to activate it.
+            it does and when to activate it. Empty, blank or `None`: no brief, so the
+            plugin never sleeps.
         enabled: `False` hides the plugin entirely (no brief, no tools, no activation).
     """
 
@@ -57,12 +69,12 @@ class Plugin:
         self,
         name: str,
         module_name: str,
-        description: str,
+        description: str | None,
         tools: Iterable[ToolBase | Callable[..., Any]] | None = None,
-        prompt: str = "",
+        prompt: str | None = "",
         inject: InjectFunc | None = None,
         allow_sleep: bool | None = None,
-        sleep_brief: str = "",
+        sleep_brief: str | None = "",
         *,
         enabled: bool = True,
     ) -> None:
@@ -85,12 +97,12 @@ class Plugin:
             )
         self.name = name
         self.module_name = module_name
-        self.description = description
+        self.description = _text(description, "description", module_name)
         self.tools: list[ToolBase] = [_as_tool(t, module_name) for t in tools or ()]
-        self.prompt = prompt
+        self.prompt = _text(prompt, "prompt", module_name)
         self.inject = inject
         self.allow_sleep = allow_sleep
-        self.sleep_brief = sleep_brief
+        self.sleep_brief = _text(sleep_brief, "sleep_brief", module_name)
         self.enabled = enabled
         self.source: ToolSourceBase | None = None
         self.tool_prefix: str | None = None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
 
 from tether.plugin._plugin import Plugin
@@ -14,6 +14,7 @@ __all__ = [
     "activated_text",
     "already_active_text",
     "always_awake_text",
+    "clash_text",
     "disabled_text",
     "disabled_tool_hint",
     "extend_sleeping_text",
@@ -112,12 +113,31 @@ def activated_text(module_name: str, rounds: int, block: str) -> str:
     )
 
 
-def already_active_text(module_name: str, runs_after_this: int) -> str:
-    """The answer to activating a plugin that is already awake for some replies."""
+def already_active_text(module_name: str, runs_after_this: int, *, next_step: bool) -> str:
+    """The answer to activating a plugin that is already awake for some replies.
+
+    `next_step`: it was woken in this same step, so its tools come in the next one.
+    """
+    when = (
+        "it was woken in this same step, so its tools are callable from your next step"
+        if next_step
+        else "its tools are available now"
+    )
     return (
         f"Plugin `{module_name}` is already active, with {runs_after_this} more run(s) after "
-        "this one; its tools are available now. To keep it awake longer, call "
+        f"this one; {when}. To keep it awake longer, call "
         f"extend_plugin_activation('{module_name}', rounds=N) instead."
+    )
+
+
+def clash_text(module_name: str, clashes: Mapping[str, str]) -> str:
+    """The error for waking a plugin whose tool names an awake plugin already uses."""
+    names = ", ".join(f"`{n}`" for n in sorted(clashes))
+    owners = ", ".join(f"`{m}`" for m in sorted(set(clashes.values())))
+    return (
+        f"Error: plugin `{module_name}` was not activated: its tool(s) {names} have the same "
+        f"name as tools of the awake plugin(s) {owners}. Use those tools instead; "
+        f"`{module_name}` can be activated once they are asleep."
     )
 
 

@@ -44,6 +44,7 @@ BUILTIN_MODULE = "plugin_activation"
 _log = logging.getLogger("tether.plugin")
 
 _Awake = tuple[Plugin, PluginVisibility, int | None]
+_Offered = tuple[Plugin, PluginVisibility, int | None, list[ToolBase]]
 
 
 def _index(plugins: Iterable[Plugin]) -> dict[str, Plugin]:
@@ -137,7 +138,8 @@ class PluginScheduler(ToolSourceBase):
             return "always_awake" if self._plugins[module_name].enabled else "sleeping"
         return "active" if state.plugins.get(module_name, 0) > 0 else "sleeping"
 
-    def _awake(self, state: SessionLike) -> list[_Awake]:
+    def _awake(self, state: SessionLike, *, with_fresh: bool = False) -> list[_Awake]:
+        """Always-awake plugins, then active ones; `with_fresh` adds those woken this step."""
         always: list[_Awake] = []
         active: list[_Awake] = []
         for m, p in self._plugins.items():
@@ -147,15 +149,41 @@ class PluginScheduler(ToolSourceBase):
                 always.append((p, "always_awake", None))
                 continue
             left = state.plugins.get(m, 0)
-            if left > 0 and not activated_in_this_step(state, m):
+            if left > 0 and (with_fresh or not activated_in_this_step(state, m)):
                 active.append((p, "active", left))
         return always + active
+
+    async def _offered(self, state: Any, *, with_fresh: bool = False) -> list[_Offered]:
+        """The awake plugins with the tools each really offers now.
+
+        Two sources can come to offer one tool name while both are awake (a server added
+        a tool; the configuration changed). The first plugin in `_awake` order keeps the
+        name and the other's tool is left out, so the reply goes on instead of failing on
+        a duplicate tool; activation refuses to create such a clash in the first place.
+        """
+        taken = {t.name: BUILTIN_MODULE for t in self._activation_tools}
+        offered: list[_Offered] = []
+        for plugin, visibility, left in self._awake(state, with_fresh=with_fresh):
+            tools: list[ToolBase] = []
+            for t in await plugin.list_tools(state):
+                if t.name in taken:
+                    _log.warning(
+                        "plugin %r offers tool %r, which plugin %r offers too; left out",
+                        plugin.module_name,
+                        t.name,
+                        taken[t.name],
+                    )
+                    continue
+                taken[t.name] = plugin.module_name
+                tools.append(t)
+            offered.append((plugin, visibility, left, tools))
+        return offered
 
     async def list_tools(self, state: Any) -> list[ToolBase]:
         """The activation tools, then the tools of every awake plugin."""
         tools = list(self._activation_tools)
-        for plugin, _, _ in self._awake(state):
-            tools.extend(await plugin.list_tools(state))
+        for _, _, _, offered in await self._offered(state):
+            tools.extend(offered)
         return tools
 
     async def prompt(self, state: Any) -> PromptParts | None:
@@ -163,10 +191,9 @@ class PluginScheduler(ToolSourceBase):
         acting = is_acting(state)
         fresh = activated_in_reply(state, state.reply.reply_id) if state.reply else set()
         dynamic: list[str] = []
-        for plugin, visibility, left in self._awake(state):
+        for plugin, visibility, left, tools in await self._offered(state):
             if visibility == "always_awake" and not plugin.is_dynamic:
                 continue  # already in the stable part
-            tools = await plugin.list_tools(state)
             # An acting step's prompt is never sent: skip the (maybe costly) injection.
             injected = None if acting else await self._injected(plugin, state)
             hint = left == 1 and plugin.module_name not in fresh
@@ -213,7 +240,10 @@ class PluginScheduler(ToolSourceBase):
         plugin = self._plugins.get(module_name)
         if plugin is None:
             enabled = [m for m, p in self._plugins.items() if p.enabled]
-            close = difflib.get_close_matches(module_name, enabled, n=1)
+            # the model may name a plugin by its display name (e.g. the seed's "笔记插件")
+            wanted = module_name.strip().casefold()
+            named = [m for m in enabled if self._plugins[m].name.strip().casefold() == wanted]
+            close = named or difflib.get_close_matches(module_name, enabled, n=1)
             activatable = sorted(self._sleepable)
             return ActivationOutcome(
                 text.unknown_text(module_name, activatable, close[0] if close else None),
@@ -233,6 +263,11 @@ class PluginScheduler(ToolSourceBase):
             return left  # the reply that woke it does not use up a round
         return left - 1
 
+    def _already_active(self, state: SessionLike, module_name: str) -> ActivationOutcome:
+        runs = self._runs_after_this(state, module_name)
+        next_step = activated_in_this_step(state, module_name)
+        return ActivationOutcome(text.already_active_text(module_name, runs, next_step=next_step))
+
     async def activate(
         self, state: SessionLike, module_name: str, rounds: int
     ) -> ActivationOutcome:
@@ -241,10 +276,19 @@ class PluginScheduler(ToolSourceBase):
         if isinstance(found, ActivationOutcome):
             return found
         if state.plugins.get(module_name, 0) > 0:
-            runs = self._runs_after_this(state, module_name)
-            return ActivationOutcome(text.already_active_text(module_name, runs))
+            return self._already_active(state, module_name)
         rounds = clamp_rounds(rounds)
         tools = await found.list_tools(state)  # before any change: a failing source changes nothing
+        offered = await self._offered(state, with_fresh=True)
+        # a call running concurrently may have woken it while this one was listing tools
+        if state.plugins.get(module_name, 0) > 0:
+            return self._already_active(state, module_name)
+        owners = {t.name: p.module_name for p, _, _, ts in offered for t in ts}
+        owners.update((t.name, BUILTIN_MODULE) for t in self._activation_tools)
+        clashes = {t.name: owners[t.name] for t in tools if t.name in owners}
+        if clashes:
+            _log.warning("plugin %r not activated: tool names taken %r", module_name, clashes)
+            return ActivationOutcome(text.clash_text(module_name, clashes), is_error=True)
         state.plugins[module_name] = rounds
         mark_activated(state, module_name)
         block = text.render_block(found, "active", tools, rounds_left=rounds)
@@ -274,8 +318,10 @@ class PluginScheduler(ToolSourceBase):
         for module_name in sorted(state.plugins):
             if module_name not in self._plugins:
                 continue  # not ours
-            if module_name not in self._sleepable:
-                del state.plugins[module_name]  # the configuration changed since it woke
+            if module_name not in self._sleepable or state.plugins[module_name] <= 0:
+                # the configuration changed since it woke, or the entry was never a real
+                # activation (a hand-edited state): it was not awake, so no PLUGIN_SLEPT
+                del state.plugins[module_name]
                 continue
             if module_name in fresh:
                 continue
