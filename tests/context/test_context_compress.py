@@ -125,7 +125,11 @@ async def test_forced_compression_compresses_under_the_threshold() -> None:
     config = ContextConfig(trigger_ratio=0.6, reserve_ratio=0.0001)  # 10 tokens: only the reply
     event = await compress_context(request(state, model, force=True, config=config))
     assert event is not None and event.compressed_messages == 13
-    assert [m.id for m in state.context] == ["current"]
+    # the reply's input is summarised too, but the request still needs a user turn:
+    # it is short, so it is kept as it was
+    question = state.context[0]
+    assert [m.id for m in state.context] == [question.id, "current"]
+    assert question.get_text_content() == "the current question"
 
 
 async def test_forced_with_nothing_older_than_the_reserve_returns_none() -> None:
@@ -151,7 +155,10 @@ async def test_a_recent_message_larger_than_the_reserve_is_summarised_whole() ->
     model = summary_model()
     event = await compress_context(request(state, model))
     assert event is not None
-    assert [m.id for m in state.context] == ["current"]
+    # a cut copy of it opens the kept part, so the request still has a user turn
+    copy, reply = state.context
+    assert reply.id == "current" and copy.role == "user" and copy.metadata["cut_from"] == "huge"
+    assert estimate_msg_tokens(copy) <= 0.2 * 4_000
 
 
 async def test_a_result_separated_from_its_call_moves_the_boundary() -> None:

@@ -11,10 +11,17 @@ from tether.context._config import ContextConfig
 from tether.context._estimate import count_text_tokens, estimate_msg_tokens, estimate_text_tokens
 from tether.context._offloader import Offloader
 from tether.context._partition import Split, protected_start, split_context
-from tether.context._summarise import Summary, chunk_budget, summarise
-from tether.context._truncate import fit_tool_result, take_head
+from tether.context._summarise import (
+    Summary,
+    chunk_budget,
+    cut_to_budget,
+    fit_previous,
+    summarise,
+)
+from tether.context._truncate import cut_message, fit_tool_result, take_head
 from tether.errors import ContextTooLargeError
 from tether.event import ContextCompressedEvent
+from tether.message import Msg
 
 if TYPE_CHECKING:
     from tether.model import ChatModelBase
@@ -62,18 +69,29 @@ def _tools_tokens(tools: Sequence[dict[str, Any]]) -> int:
     return tokens
 
 
-def _check_system_prompt(req: CompressionRequest) -> tuple[int, int]:
-    """(threshold, prompt tokens); `ContextTooLargeError` if the prompt alone passes it."""
-    threshold = req.config.threshold(req.model.context_length)
-    prompt_tokens = count_text_tokens(req.system_prompt, req.model)
-    if prompt_tokens > threshold:
+def _check_fixed_cost(req: CompressionRequest, threshold: int, prompt: int, tools: int) -> None:
+    """`ContextTooLargeError` if what no compression can shrink passes the threshold.
+
+    That is the system prompt (without the summary, which a compression replaces) plus
+    the tool schemas.
+    """
+    own = prompt - _wrapped_summary_tokens(req.state.summary)
+    if own + tools <= threshold:
+        return
+    where = (
+        f"threshold of {threshold} (trigger_ratio {req.config.trigger_ratio} x "
+        f"context_length {req.model.context_length})"
+    )
+    if own > threshold:
         raise ContextTooLargeError(
-            f"the system prompt alone is about {prompt_tokens} tokens, over the compression "
-            f"threshold of {threshold} (trigger_ratio {req.config.trigger_ratio} x "
-            f"context_length {req.model.context_length}); shorten the system prompt or use "
-            "a model with a longer context"
+            f"the system prompt alone is about {own} tokens, over the compression {where}; "
+            "shorten the system prompt or use a model with a longer context"
         )
-    return threshold, prompt_tokens
+    raise ContextTooLargeError(
+        f"the system prompt (about {own} tokens) and the tool schemas (about {tools} tokens) "
+        f"alone pass the compression {where}; shorten the system prompt, offer fewer tools "
+        "(e.g. let plugins sleep), or use a model with a longer context"
+    )
 
 
 def _wrapped_summary_tokens(summary: str | None) -> int:
@@ -83,11 +101,23 @@ def _wrapped_summary_tokens(summary: str | None) -> int:
     return estimate_text_tokens(f"\n\n<context_summary>\n{summary}\n</context_summary>")
 
 
-def _strip_reference(summary: str | None) -> str | None:
+def _split_references(summary: str | None) -> tuple[str | None, list[str]]:
+    """The summary text without its offload reference lines, and those lines."""
     if not summary:
-        return summary
-    lines = [line for line in summary.splitlines() if not line.startswith(REFERENCE_PREFIX)]
-    return "\n".join(lines).strip() or None
+        return summary, []
+    lines = summary.splitlines()
+    refs = [line for line in lines if line.startswith(REFERENCE_PREFIX)]
+    if not refs:
+        return summary, []
+    text = "\n".join(line for line in lines if not line.startswith(REFERENCE_PREFIX))
+    return text.strip() or None, refs
+
+
+def _reference(path: str) -> str:
+    return (
+        f"{REFERENCE_PREFIX}{path} (one JSON message per line; read it with the Read "
+        "tool when you need exact details).]"
+    )
 
 
 def _drop_notice(count: int, tokens: int, error: Exception, path: str | None) -> str:
@@ -103,26 +133,27 @@ def _drop_notice(count: int, tokens: int, error: Exception, path: str | None) ->
     )
 
 
-def _compose(
-    outcome: Summary, split: Split, path: str | None, budget: int, older_tokens: int
-) -> str:
-    """The new summary: the merged text, a drop notice if needed, the offload reference."""
+def _compose(outcome: Summary, split: Split, path: str | None, budget: int, refs: list[str]) -> str:
+    """The new summary: the merged text, a drop notice if needed, the offload references.
+
+    References to earlier offloads are kept (an offloader may write each compression to
+    a new place); the one to `path` goes last.
+    """
     parts: list[str] = []
-    if outcome.error is not None:
-        dropped = len(split.older) - outcome.covered
-        share = older_tokens * dropped // max(len(split.older), 1)
+    text = outcome.text or ""
+    dropped = len(split.older) - outcome.covered
+    if outcome.error is not None and dropped:
+        older_tokens = sum(estimate_msg_tokens(m) for m in split.older)
+        share = older_tokens * dropped // len(split.older)
         notice = _drop_notice(dropped, share, outcome.error, path)
         room = budget - estimate_text_tokens(notice)
-        if outcome.text:
-            parts.append(take_head(outcome.text, room) if room > 0 else "")
-        parts.append(notice)
-    elif outcome.text:
-        parts.append(outcome.text)
+        parts += [take_head(text, room) if room > 0 else "", notice]
+    else:  # summarised; or, with nothing older, a summary over its budget that failed to shrink
+        parts.append(cut_to_budget(text, budget))
     if path is not None:
-        parts.append(
-            f"{REFERENCE_PREFIX}{path} (one JSON message per line; read it with the Read "
-            "tool when you need exact details).]"
-        )
+        new = _reference(path)
+        refs = [*(r for r in refs if r != new), new]
+    parts += refs
     return "\n\n".join(p for p in parts if p)
 
 
@@ -130,32 +161,37 @@ async def compress_context(req: CompressionRequest) -> ContextCompressedEvent | 
     """Compress when over the threshold (or when forced); None when nothing was done.
 
     Keeps the reply in progress and the most recent whole messages that fit in
-    `reserve_ratio` of the window; offloads the rest first (if an offloader is set),
-    then folds it into the summary with the model, in chunks when it is too large for
-    one call. If summarising fails, the rest is dropped and the summary says so. The
-    state changes once, at the end: an error or cancellation before that leaves it as
-    it was. Raises `ContextTooLargeError` when the system prompt alone passes the
-    threshold; an offloader's own error (e.g. a full disk) propagates, state unchanged.
+    `reserve_ratio` of the window, opening with a user turn; offloads the rest first (if
+    an offloader is set), then folds it into the summary with the model, in chunks when
+    it is too large for one call. A summary over its budget is shrunk even when no
+    message is old enough to go. If summarising fails, the rest is dropped and the
+    summary says so. The state changes once, at the end: an error or cancellation before
+    that leaves it as it was. Raises `ContextTooLargeError` when the system prompt
+    (without the summary) and the tool schemas alone pass the threshold; an offloader's
+    own error (e.g. a full disk) propagates, state unchanged.
     """
     state, model, config = req.state, req.model, req.config
-    threshold, prompt_tokens = _check_system_prompt(req)
+    length = model.context_length
+    threshold = config.threshold(length)
+    prompt_tokens = count_text_tokens(req.system_prompt, model)
     anchored = state.token_anchor > 0
-    if anchored and not req.force and state.estimated_tokens <= threshold:
-        return None  # the common path: O(1) beyond the prompt check
+    if anchored and not req.force and max(state.estimated_tokens, prompt_tokens) <= threshold:
+        return None  # the common path: O(1) beyond counting the (memoised) prompt
     tools_tokens = _tools_tokens(req.tools) if req.tools else 0
+    _check_fixed_cost(req, threshold, prompt_tokens, tools_tokens)
     before = state.estimated_tokens + (0 if anchored else prompt_tokens + tools_tokens)
     if not req.force and before <= threshold:
         return None
-    length = model.context_length
     split = split_context(state.context, protected_start(state), config.reserve(length))
-    if not split.older:
-        return None
-    older_tokens = sum(estimate_msg_tokens(m) for m in split.older)
-    path = None
-    if req.offloader is not None:
-        path = await req.offloader.offload_messages(state.session_id, split.older)
     budget = config.summary_budget(length)
-    previous = _strip_reference(state.summary)
+    previous, refs = _split_references(state.summary)
+    oversized = previous is not None and estimate_text_tokens(previous) > budget
+    if not split.older and not oversized:
+        return None
+    path = None
+    if req.offloader is not None and split.older:
+        path = await req.offloader.offload_messages(state.session_id, split.older)
+    previous = fit_previous(previous, length, budget)
     outcome = await summarise(
         model,
         previous,
@@ -163,13 +199,15 @@ async def compress_context(req: CompressionRequest) -> ContextCompressedEvent | 
         budget=budget,
         chunk_tokens=chunk_budget(length, previous, budget),
     )
-    summary = _compose(outcome, split, path, budget, older_tokens)
-    return _commit(req, split, summary, outcome, before, prompt_tokens + tools_tokens, path)
+    summary = _compose(outcome, split, path, budget, refs)
+    lead = cut_message(split.lead, split.lead_tokens, path) if split.lead is not None else None
+    return _commit(req, split, lead, summary, outcome, before, prompt_tokens + tools_tokens, path)
 
 
 def _commit(
     req: CompressionRequest,
     split: Split,
+    lead: Msg | None,
     summary: str,
     outcome: Summary,
     before: int,
@@ -182,6 +220,9 @@ def _commit(
     if len(current) != len(split.older) + len(kept):  # messages arrived while summarising
         kept = current[len(split.older) :]
         kept_tokens = sum(estimate_msg_tokens(m) for m in kept)
+    if lead is not None:
+        kept = [lead, *kept]
+        kept_tokens += estimate_msg_tokens(lead)
     base = overhead - _wrapped_summary_tokens(state.summary) + _wrapped_summary_tokens(summary)
     for usage in outcome.usage:
         state.record_usage(usage, reanchor=False)

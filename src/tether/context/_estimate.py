@@ -6,8 +6,8 @@ camelCase boundary starts a new token, every digit is a token (Qwen and Llama sp
 numbers digit by digit; GPT tokenizers group three, so digits are over-counted for
 them), a run of punctuation costs about one token per two marks (JSON's `": "` and `",`
 are single tokens), a line break with its indentation costs one, a CJK character costs
-one, and other non-ASCII characters (Cyrillic, accents, emoji) two per three. It errs
-on the high side: an undercount delays compression until the provider rejects the
+one, and other non-ASCII characters by their UTF-8 length (see `_non_ascii_sixths`:
+Cyrillic 2/3, Greek 1, Devanagari 3/2, an emoji 2). It errs on the high side: an undercount delays compression until the provider rejects the
 request, an overcount only compresses a little early. `benchmarks/context.py` prints
 its error against real tokenizers.
 """
@@ -43,6 +43,12 @@ _BLOCK_OVERHEAD = 4
 _CJK_RANGES = "\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
 _CJK = re.compile(f"[{_CJK_RANGES}]")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+# Two-byte letters BPE vocabularies barely merge: combining marks, Greek, Armenian.
+_DENSE_TWO_BYTE = re.compile("[\u0300-\u036f\u0370-\u03ff\u0530-\u058f]")
+# Three-byte characters vocabularies merge well: typographic punctuation, Thai.
+_LIGHT_THREE_BYTE = re.compile("[\u2000-\u206f\u0e00-\u0e7f]")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")  # emoji, math letters, rare ideographs
+_RARE_CJK = re.compile("[\U00020000-\U0003ffff]")  # CJK extensions B-H: ~3 tokens each
 _SAMPLE_ABOVE = 65_536  # longer texts are estimated from evenly spaced slices
 _SLICES = 16
 _SLICE = 4_096
@@ -86,12 +92,32 @@ def _ascii_tokens(text: str) -> int:
     return tokens
 
 
+def _non_ascii_sixths(text: str) -> int:
+    """Sixths of a token spent on the non-ASCII characters of `text`, by UTF-8 length.
+
+    CJK one token each; other two-byte characters (Cyrillic, Arabic, accents) 2/3, the
+    dense ones 1; typographic punctuation and Thai 1, other three-byte characters (Indic
+    and South-East Asian scripts, symbols) 3/2; four-byte ones (emoji) 2, rare
+    ideographs 3.
+    Each stays under its byte count, as every byte-level BPE token holds a byte or more.
+    """
+    chars = len(text) - len(text.encode("ascii", "ignore"))
+    extra = len(text.encode("utf-8", "surrogatepass")) - len(text)  # n2 + 2*n3 + 3*n4
+    four = len(_ASTRAL.findall(text))
+    rare = len(_RARE_CJK.findall(text)) if four else 0
+    three = extra - chars - 2 * four
+    two = chars - three - four
+    cjk = len(_CJK.findall(text))
+    dense = len(_DENSE_TWO_BYTE.findall(text)) if two else 0
+    light = len(_LIGHT_THREE_BYTE.findall(text)) if three > cjk else 0
+    sixths = 6 * cjk + 4 * (two - dense) + 6 * dense + 9 * (three - cjk - light) + 6 * light
+    return sixths + 12 * four + 6 * rare
+
+
 def _direct_tokens(text: str) -> int:
     if text.isascii():
         return _ascii_tokens(text)
-    cjk = len(_CJK.findall(text))
-    other = len(text) - len(text.encode("ascii", "ignore")) - cjk
-    return cjk + (other * 2 + 2) // 3 + _ascii_tokens(_NON_ASCII.sub(" ", text))
+    return (_non_ascii_sixths(text) + 5) // 6 + _ascii_tokens(_NON_ASCII.sub(" ", text))
 
 
 def estimate_text_tokens(text: str) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import re
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -26,7 +27,12 @@ class Offloader(Protocol):
         ...
 
     async def offload_text(self, session_id: str, name: str, text: str) -> str:
-        """Store a full text (e.g. a truncated tool result); return its path."""
+        """Store a full text (e.g. a truncated tool result); return its path.
+
+        Never overwrite an earlier text, even one stored under the same `name`: the
+        context may still point at it (call ids repeat across replies with some
+        providers).
+        """
         ...
 
 
@@ -48,8 +54,9 @@ class LocalFileOffloader:
     Compressed messages are appended to `<root>/<session_id>/context.jsonl`, one
     `Msg` JSON per line (a message compressed twice is written twice; readers keep the
     last line of each id). Full tool outputs go to
-    `<root>/<session_id>/tool_results/<name>.txt`. Paths returned are absolute. File
-    writes run in a worker thread so the event loop never blocks on the disk.
+    `<root>/<session_id>/tool_results/<name>.txt`, never overwriting an earlier file
+    (`<name>-2.txt`, `-3`, ... when the name is taken). Paths returned are absolute.
+    File writes run in a worker thread so the event loop never blocks on the disk.
     """
 
     def __init__(self, root: str | Path) -> None:
@@ -70,14 +77,28 @@ class LocalFileOffloader:
         """Append `messages` to the session's JSONL log; return its absolute path."""
         path = self.messages_path(session_id)
         lines = "".join(m.model_dump_json() + "\n" for m in messages)
-        await asyncio.to_thread(_append, path, lines)
+        try:
+            await asyncio.to_thread(_append, path, lines)
+        except OSError as exc:
+            exc.add_note(self._advice())
+            raise
         return str(path)
 
     async def offload_text(self, session_id: str, name: str, text: str) -> str:
-        """Write `text` to `tool_results/<name>.txt`; return its absolute path."""
-        path = self.session_dir(session_id) / "tool_results" / f"{_safe_name(name, 'name')}.txt"
-        await asyncio.to_thread(_write, path, text)
+        """Write `text` to a new `tool_results/<name>[-n].txt`; return its absolute path."""
+        folder = self.session_dir(session_id) / "tool_results"
+        try:
+            path = await asyncio.to_thread(_write_new, folder, _safe_name(name, "name"), text)
+        except OSError as exc:
+            exc.add_note(self._advice())
+            raise
         return str(path)
+
+    def _advice(self) -> str:
+        return (
+            f"LocalFileOffloader could not write under {str(self.root)!r}; make that folder "
+            "writable (and free some disk space), or give the agent another offloader root"
+        )
 
     def __repr__(self) -> str:
         return f"LocalFileOffloader({str(self.root)!r})"
@@ -85,10 +106,19 @@ class LocalFileOffloader:
 
 def _append(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as f:
+    with path.open("a", encoding="utf-8", newline="") as f:
         f.write(text)
 
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+def _write_new(folder: Path, stem: str, text: str) -> Path:
+    """Write `text` to the first free `<stem>.txt`, `<stem>-2.txt`, ... (exclusive create)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for n in itertools.count(1):
+        path = folder / (f"{stem}.txt" if n == 1 else f"{stem}-{n}.txt")
+        try:
+            with path.open("x", encoding="utf-8", newline="") as f:
+                f.write(text)
+        except FileExistsError:
+            continue
+        return path
+    raise AssertionError("unreachable")

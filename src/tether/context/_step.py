@@ -12,9 +12,12 @@ from tether.message import HintBlock, Msg, SystemMsg
 from tether.middleware import CompressCall, MiddlewareBase, SystemPromptCall, chain_awaitable
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from tether.event import AgentEvent
     from tether.model import ChatModelBase
     from tether.state import AgentState
+    from tether.tool import ToolkitView
 
 __all__ = ["AgentLike", "build_system_prompt", "compress_with_hooks", "request_messages"]
 
@@ -37,6 +40,15 @@ class AgentLike(Protocol):
     @property
     def middlewares(self) -> Sequence[MiddlewareBase]:
         """The hooks, outermost first."""
+
+    async def toolkit_view(
+        self,
+        state: AgentState,
+        structured_model: type[BaseModel] | None,
+        *,
+        with_prompt: bool = True,
+    ) -> ToolkitView:
+        """The tools of one step (their schemas are part of every request)."""
 
 
 async def build_system_prompt(agent: AgentLike, state: AgentState, tools_prompt: str) -> str:
@@ -63,7 +75,14 @@ async def compress_with_hooks(
     config: ContextConfig,
     tools: Sequence[dict[str, Any]] | None = None,
 ) -> AgentEvent | None:
-    """Compress the context through the `on_compress_context` hooks."""
+    """Compress the context through the `on_compress_context` hooks.
+
+    `tools` are the schemas the coming step sends; when not given (a manual
+    `compress_context()`), the agent's current tools are used, so the threshold check
+    and the token count after compressing include them.
+    """
+    if tools is None:
+        tools = (await agent.toolkit_view(state, None, with_prompt=False)).schemas
 
     async def handler(call: CompressCall) -> AgentEvent | None:
         return await compress_context(
@@ -75,7 +94,7 @@ async def compress_with_hooks(
                 system_prompt=system_prompt,
                 reply_id=call.reply_id,
                 force=force,
-                tools=tools or (),
+                tools=tools,
             )
         )
 

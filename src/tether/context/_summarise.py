@@ -24,7 +24,15 @@ from tether.message import (
 if TYPE_CHECKING:
     from tether.model import ChatModelBase
 
-__all__ = ["SUMMARY_INSTRUCTIONS", "Summary", "chunk_budget", "render_message", "summarise"]
+__all__ = [
+    "SUMMARY_INSTRUCTIONS",
+    "Summary",
+    "chunk_budget",
+    "cut_to_budget",
+    "fit_previous",
+    "render_message",
+    "summarise",
+]
 
 SUMMARY_INSTRUCTIONS = """\
 You keep the working memory of an AI agent. Older messages are leaving the agent's \
@@ -46,6 +54,7 @@ chit-chat and anything superseded. Answer with the summary only."""
 
 _CHUNK_FLOOR = 256  # tokens of transcript per call, whatever the window says
 _WINDOW_SHARE = 0.85  # of the window a summarising call may fill
+_NOTHING_NEW = "(no new messages: rewrite the previous summary within the budget)"
 
 
 @dataclass(slots=True)
@@ -132,9 +141,37 @@ async def _summarise_chunk(
     text = "\n".join(b.text for b in response.content if isinstance(b, TextBlock)).strip()
     if not text:
         raise ModelResponseError("the summarising call returned no text")
-    if estimate_text_tokens(text) > budget:
-        text = take_head(text, budget - 16).rstrip() + "\n[summary cut to its token budget]"
-    return text, response.usage
+    return cut_to_budget(text, budget), response.usage
+
+
+def cut_to_budget(text: str, budget: int) -> str:
+    """`text`, or its head with a marker if it is longer than `budget` tokens."""
+    if estimate_text_tokens(text) <= budget:
+        return text
+    return take_head(text, budget - 16).rstrip() + "\n[summary cut to its token budget]"
+
+
+def _overhead(previous: str | None, budget: int) -> int:
+    return (
+        estimate_text_tokens(SUMMARY_INSTRUCTIONS)
+        + 64
+        + estimate_text_tokens(previous or "")
+        + budget
+    )
+
+
+def fit_previous(previous: str | None, context_length: int, budget: int) -> str | None:
+    """The previous summary, cut (head kept) if it leaves a summarising call no room.
+
+    A summary written for a larger window (the model was changed, or `summary_ratio`
+    lowered) could otherwise make every summarising call overflow the model.
+    """
+    if previous is None:
+        return None
+    room = int(context_length * _WINDOW_SHARE) - _overhead(None, budget) - _CHUNK_FLOOR
+    if estimate_text_tokens(previous) <= max(room, budget):
+        return previous
+    return take_head(previous, max(room, budget) - 16).rstrip() + "\n[earlier summary cut]"
 
 
 def chunk_budget(context_length: int, previous: str | None, budget: int) -> int:
@@ -146,9 +183,7 @@ def chunk_budget(context_length: int, previous: str | None, budget: int) -> int:
     one call; larger inputs (a long history added with `observe`, or a small window)
     are summarised in several calls.
     """
-    overhead = estimate_text_tokens(SUMMARY_INSTRUCTIONS) + 64
-    overhead += estimate_text_tokens(previous or "") + budget
-    return max(int(context_length * _WINDOW_SHARE) - overhead, _CHUNK_FLOOR)
+    return max(int(context_length * _WINDOW_SHARE) - _overhead(previous, budget), _CHUNK_FLOOR)
 
 
 async def summarise(
@@ -163,10 +198,11 @@ async def summarise(
 
     Stops at the first failed call (any `Exception`; cancellation propagates) and
     reports how many messages the summary covers, so the caller can drop the rest
-    with a notice.
+    with a notice. With no messages, one call rewrites `previous` within `budget`.
     """
     result = Summary(text=previous, covered=0)
-    for end, transcript in _chunks(messages, chunk_tokens):
+    chunks = _chunks(messages, chunk_tokens) or [(0, _NOTHING_NEW)]
+    for end, transcript in chunks:
         result.calls += 1
         try:
             text, usage = await _summarise_chunk(model, result.text, transcript, budget)
