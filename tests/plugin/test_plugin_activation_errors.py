@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from plugin_helpers import Notes, call, make_agent, said, tool_names, turn, weather_plugin
 from test_plugin_from_source import FakeServer, fake_plugin
 
@@ -182,3 +183,32 @@ async def test_a_reply_that_ends_with_an_expired_plugin_still_reports_it_slept()
     state = AgentState(plugins={"note": 1})
     (event,) = await scheduler.on_reply_end(state, "r")
     assert isinstance(event, PluginSleptEvent) and event.module_name == "note"
+
+
+def test_a_plain_tool_named_like_a_plugin_tool_is_refused_when_the_toolkit_is_built() -> None:
+    from tether.errors import DuplicateToolError
+    from tether.plugin import Plugin
+
+    def add_note(text: str) -> str:
+        """Add a note."""
+        return text
+
+    def activate_plugin(module_name: str) -> str:
+        """A local tool that takes the scheduler's name."""
+        return module_name
+
+    note = Plugin(
+        name="Notes",
+        module_name="note",
+        description="Manage notes.",
+        tools=[add_note],
+        allow_sleep=True,
+        sleep_brief="Notes: activate to manage them.",
+    )
+    with pytest.raises(DuplicateToolError, match="'add_note' is also offered by a plugin"):
+        Toolkit(tools=[add_note], plugins=[note])
+    with pytest.raises(DuplicateToolError, match="'activate_plugin'"):
+        Toolkit(tools=[activate_plugin], plugins=[note])
+    toolkit = Toolkit(plugins=[note])
+    with pytest.raises(DuplicateToolError, match="'add_note'"):
+        toolkit.register(add_note)

@@ -116,6 +116,12 @@ class PluginScheduler(ToolSourceBase):
         self._stable = "\n\n".join(s for s in [catalogue, *static] if s)
 
     @property
+    def known_tool_names(self) -> frozenset[str]:
+        """Names of the tools its plugins can offer, known ahead (wrapped sources' are not)."""
+        names = {t.name for p in self._plugins.values() for t in p.tools}
+        return frozenset(names | {t.name for t in self._activation_tools})
+
+    @property
     def plugins(self) -> list[Plugin]:
         """The plugins, sorted by module name (the built-in one is not listed)."""
         return list(self._plugins.values())

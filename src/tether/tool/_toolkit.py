@@ -62,6 +62,7 @@ class Toolkit:
         plugin_strategies: Mapping[str, str] | None = None,
     ) -> None:
         self._tools: dict[str, ToolBase] = {}
+        self._reserved: frozenset[str] = frozenset()  # plugins' tools, offered when awake
         for t in tools or ():
             self.register(t)
         self._sources: list[ToolSourceBase] = []
@@ -73,7 +74,11 @@ class Toolkit:
         if plugin_list or plugin_strategies:
             from tether.plugin import PluginScheduler  # plugins sit above tool/
 
-            self.add_source(PluginScheduler(plugin_list, strategies=plugin_strategies))
+            scheduler = PluginScheduler(plugin_list, strategies=plugin_strategies)
+            self._reserved = scheduler.known_tool_names
+            for name in self._tools:
+                self._check_free(name)
+            self.add_source(scheduler)
         self._static_view: ToolkitView | None = None
 
     def register(self, tool: ToolBase | Any) -> None:
@@ -87,8 +92,17 @@ class Toolkit:
                 f"two tools are named {tool.name!r}; give one another name with "
                 "`FunctionTool(func, name=...)`"
             )
+        self._check_free(tool.name)
         self._tools[tool.name] = tool
         self._static_view = None
+
+    def _check_free(self, name: str) -> None:
+        # Found now rather than when the plugin wakes, which would break every later step.
+        if name in self._reserved:
+            raise DuplicateToolError(
+                f"tool {name!r} is also offered by a plugin (when it is awake); give one "
+                "another name with `FunctionTool(func, name=...)`"
+            )
 
     def add_source(self, source: ToolSourceBase) -> None:
         """Add a source of tools (an MCP client, a skill loader, a plugin scheduler)."""
