@@ -108,7 +108,10 @@ async def test_usage_observe_tool_results_and_a_json_round_trip_keep_the_count()
     resume = UserConfirmResultEvent(
         reply_id=reply.id,
         confirm_results=[
-            ConfirmResult(confirmed=True, tool_call=ToolCallBlock(id="c2", name="deploy"))
+            ConfirmResult(
+                confirmed=True,
+                tool_call=ToolCallBlock(id="c2", name="deploy", input='{"target": "prod"}'),
+            )
         ],
     )
     before = loaded.estimated_tokens
@@ -134,3 +137,27 @@ async def test_a_compression_config_passed_by_hand_sets_only_this_call() -> None
     kept = sum(map(estimate_msg_tokens, agent.state.context))
     assert kept <= config.reserve(6_000) and agent.context_config == ContextConfig()
     assert agent.state.estimated_tokens == await recount(agent)
+
+
+async def test_an_input_edited_at_confirmation_is_recounted() -> None:
+    calls = AssistantMsg(
+        name="a", content=[ScriptedChatModel.tool_call("deploy", {"target": "qa"}, id="c")]
+    )
+
+    async def confirm(target: str) -> Agent:
+        agent = make_agent(calls, AssistantMsg(name="a", content="done"))
+        paused = await agent.reply(UserMsg(name="u", content="ship it"))
+        edited = ToolCallBlock(id="c", name="deploy", input=json.dumps({"target": target}))
+        resume = UserConfirmResultEvent(
+            reply_id=paused.id, confirm_results=[ConfirmResult(confirmed=True, tool_call=edited)]
+        )
+        await agent.reply(resume)
+        return agent
+
+    same, edited = await confirm("qa"), await confirm("production-" + "eu-west " * 20)
+    results = [next(iter(a.state.context[-1].tool_results)) for a in (same, edited)]
+    old_in, new_in = '{"target": "qa"}', json.dumps({"target": "production-" + "eu-west " * 20})
+    expected = estimate_text_tokens(new_in) - estimate_text_tokens(old_in)
+    expected += estimate_msg_tokens(AssistantMsg(name="a", content=[results[1]]))
+    expected -= estimate_msg_tokens(AssistantMsg(name="a", content=[results[0]]))
+    assert edited.state.estimated_tokens - same.state.estimated_tokens == expected

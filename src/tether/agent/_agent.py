@@ -198,7 +198,9 @@ class Agent:
         view = await self.toolkit_view(self.state, None)
         prompt = await build_system_prompt(self, self.state, view.prompt)
         config = context_config or self.context_config
-        return await compress_with_hooks(self, self.state, prompt, force=True, config=config)
+        return await compress_with_hooks(
+            self, self.state, prompt, force=True, config=config, tools=view.schemas
+        )
 
     async def toolkit_view(
         self,

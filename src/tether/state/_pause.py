@@ -154,7 +154,9 @@ async def apply_resume(
     for answer in event.confirm_results:
         call = calls[answer.tool_call.id]
         if answer.confirmed:
-            call.input = answer.tool_call.input
+            if call.input != answer.tool_call.input:  # the user edited it: recount it
+                state.note_text_change(call.input, answer.tool_call.input)
+                call.input = answer.tool_call.input
             call.state = ToolCallState.ALLOWED
             remember_rules(state.permission_context, answer.rules)
             continue

@@ -8,7 +8,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from tether._ids import new_id
-from tether.context._estimate import estimate_block_tokens, estimate_msg_tokens
+from tether.context._estimate import (
+    estimate_block_tokens,
+    estimate_msg_tokens,
+    estimate_text_tokens,
+)
 from tether.message import ChatUsage, ContentBlock, Msg
 from tether.permission import PermissionContext
 
@@ -105,6 +109,10 @@ class AgentState(BaseModel):
     def note_blocks(self, blocks: Iterable[ContentBlock]) -> None:
         """Account for blocks added to a message already in the context."""
         self.tokens_since_anchor += sum(estimate_block_tokens(b) for b in blocks)
+
+    def note_text_change(self, old: str, new: str) -> None:
+        """Account for a text in the context that was replaced by another."""
+        self.tokens_since_anchor += estimate_text_tokens(new) - estimate_text_tokens(old)
 
     def record_usage(self, usage: ChatUsage, *, reanchor: bool = True) -> None:
         """Add a model call's usage to the totals and re-anchor the token count on it."""
