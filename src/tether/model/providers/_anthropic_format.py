@@ -14,7 +14,7 @@ from tether.message import (
     ToolResultState,
 )
 from tether.model._types import ChatRequest, NamedToolChoice
-from tether.model.providers._turns import Turn, parse_arguments, tool_result_text
+from tether.model.providers._turns import OPENING_TEXT, Turn, parse_arguments, tool_result_text
 
 __all__ = ["format_anthropic_messages", "format_anthropic_tool_choice", "format_anthropic_tools"]
 
@@ -104,6 +104,8 @@ def format_anthropic_messages(turns: list[Turn]) -> tuple[str | None, list[dict[
             messages[-1]["content"].extend(blocks)  # the API wants roles to alternate
         else:
             messages.append({"role": role, "content": blocks})
+    if messages and messages[0]["role"] != "user":  # the API rejects any other opening
+        messages.insert(0, {"role": "user", "content": [{"type": "text", "text": OPENING_TEXT}]})
     return system, messages
 
 

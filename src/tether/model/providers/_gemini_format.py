@@ -22,6 +22,7 @@ from tether.message import (
 )
 from tether.model._types import ChatRequest, NamedToolChoice
 from tether.model.providers._turns import (
+    OPENING_TEXT,
     Turn,
     parse_arguments,
     tool_result_data,
@@ -130,6 +131,8 @@ def format_gemini(turns: list[Turn]) -> tuple[str | None, list[Any]]:
             contents[-1].parts.extend(parts)
         else:
             contents.append(types.Content(role=role, parts=parts))
+    if contents and contents[0].role != "user":  # the API rejects any other opening
+        contents.insert(0, types.Content(role="user", parts=[types.Part(text=OPENING_TEXT)]))
     return system, contents
 
 

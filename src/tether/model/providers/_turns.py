@@ -25,6 +25,7 @@ from tether.message import (
 from tether.model._types import ChatRequest, NamedToolChoice
 
 __all__ = [
+    "OPENING_TEXT",
     "Turn",
     "append_hint",
     "data_url",
@@ -136,6 +137,11 @@ def split_turns(messages: list[Msg]) -> list[Turn]:
     for msg in messages:
         splitter.add(msg)
     return splitter.finish()
+
+
+OPENING_TEXT = "(The conversation so far follows.)"
+"""A user turn put first where a provider rejects a conversation that starts otherwise
+(Anthropic, Gemini): after `observe(AssistantMsg(...))`, or a hand-built context."""
 
 
 def forced_tool_reminder(choice: NamedToolChoice | str) -> str:
