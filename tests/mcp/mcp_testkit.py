@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -44,3 +45,54 @@ async def call(
 
 async def tools_of(client: Any) -> dict[str, Any]:
     return {t.name: t for t in await client.list_tools(None)}
+
+
+EDGE = Path(__file__).parent / "servers" / "edge_server.py"
+
+
+def edge_stdio(**kwargs: Any) -> StdioMCPConfig:
+    return StdioMCPConfig(command=sys.executable, args=[str(EDGE)], **kwargs)
+
+
+def processes_with(marker: str) -> list[int]:
+    """Our child processes (zombies included) whose command line contains `marker`.
+
+    (Only our own: other test runs on the machine start the same servers.)
+    """
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            status = (entry / "status").read_text()
+        except OSError:
+            continue  # gone meanwhile
+        ppid = int(status.split("PPid:")[1].split()[0])
+        zombie = "Z (zombie)" in status
+        if ppid == os.getpid() and (marker in cmdline or zombie):
+            found.append(int(entry.name))
+    return found
+
+
+def is_gone(pid: int) -> bool:
+    """The process has exited and been reaped (no zombie left)."""
+    return not Path(f"/proc/{pid}").exists()
+
+
+class FirstProgress:
+    """A tool context whose `started` event is set on the call's first progress report."""
+
+    def __init__(self) -> None:
+        import asyncio
+
+        self.started = asyncio.Event()
+        self.context = Recorder().context
+        self.context.emit = self._emit
+
+    async def _emit(self, event: Any) -> None:
+        self.started.set()
+
+
+LONG = "a" * 60 + "_" + "b" * 39
+"""The 100-character tool name of the edge server."""

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from tether.errors import ConfigError, MCPConnectionError
+from tether.errors import ConfigError, MCPConnectionError, MCPError
 from tether.event import AgentEvent, CustomEvent
 from tether.mcp._config import HttpMCPConfig, MCPConfig, StdioMCPConfig
-from tether.mcp._session import OwnedSession
+from tether.mcp._redact import Redactor
+from tether.mcp._session import OwnedSession, SessionClosedError
 from tether.mcp._tool import MCPTool, convert_result, tool_name
-from tether.mcp._tool import tool_name as _mcp_name
+from tether.mcp._tool import tool_name as _tool_name
 from tether.mcp._transport import describe, open_client
 from tether.message import ToolResultBlock, ToolResultState
 from tether.tool import ToolBase, ToolContext, ToolOutput, ToolSourceBase
@@ -24,8 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["MCPClient"]
 
 logger = logging.getLogger("tether.mcp")
-_NAME = re.compile(r"[A-Za-z0-9_-]+")
-_STDIO_CONNECT_TIMEOUT = 30.0
+_NAME = re.compile(r"[A-Za-z0-9_-]{1,40}")
 T = TypeVar("T")
 
 
@@ -37,13 +38,15 @@ class MCPClient(ToolSourceBase):
     """Tools of one MCP server, named `mcp__<name>__<tool>`.
 
     The server is reached on first use. A stateful client keeps one session (owned by a
-    background task) until `aclose()`; it reconnects once when the session has dropped.
+    background task) until `aclose()`, which is final; it reconnects once when the
+    session has dropped.
     A stateless client opens a session per operation. The tool list is cached: a
     stateful client refreshes it when the server announces a change, a stateless one
     once per reply.
 
     Args:
-        name: Short server name used in tool names and messages (letters, digits, `_-`).
+        name: Short server name used in tool names and messages (1-40 letters, digits,
+            `_-`).
         is_stateful: Keep one session open (True) or open one per operation (False).
         mcp_config: How to reach the server (`StdioMCPConfig` or `HttpMCPConfig`).
         enable_tools: Only offer these tools (server-side names); all if None.
@@ -66,8 +69,9 @@ class MCPClient(ToolSourceBase):
     ) -> None:
         if not isinstance(name, str) or not _NAME.fullmatch(name):
             raise ConfigError(
-                f"MCP server name {name!r} must be letters, digits, `_` or `-` (it becomes "
-                "part of tool names `mcp__<name>__<tool>`)"
+                f"MCP server name {name!r} must be 1 to 40 letters, digits, `_` or `-` (it "
+                "becomes part of tool names `mcp__<name>__<tool>`, which providers limit to "
+                "64 characters)"
             )
         if not isinstance(mcp_config, StdioMCPConfig | HttpMCPConfig):
             raise ConfigError(
@@ -89,8 +93,10 @@ class MCPClient(ToolSourceBase):
         self._server_tools: set[str] = set()
         self._stale = False
         self._unavailable: str | None = None
+        self._closed = False
         self._session: OwnedSession | None = None
-        self._lock: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
+        self._locks: tuple[asyncio.AbstractEventLoop, asyncio.Lock, asyncio.Lock] | None = None
+        self._redact = Redactor(mcp_config)
 
     # -- connection -------------------------------------------------------------------
 
@@ -101,12 +107,17 @@ class MCPClient(ToolSourceBase):
 
     async def connect(self) -> None:
         """Reach the server now and list its tools (raises `MCPConnectionError`)."""
+        self._check_open()
         self._stale = True
         self._unavailable = None
         await self._refresh()
 
     async def aclose(self) -> None:
-        """Close the stateful session (stops a stdio server process)."""
+        """Close the client for good (stops a stdio server process).
+
+        A call still running gets an error result; later use raises `MCPError`.
+        """
+        self._closed = True
         session, self._session = self._session, None
         if session is not None and session.loop is asyncio.get_running_loop():
             await session.close()
@@ -118,50 +129,79 @@ class MCPClient(ToolSourceBase):
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    def _connect_timeout(self) -> float:
-        if isinstance(self.mcp_config, HttpMCPConfig):
-            return self.mcp_config.timeout
-        return _STDIO_CONNECT_TIMEOUT
+    def _check_open(self) -> None:
+        if self._closed:
+            raise MCPError(
+                f"MCP client {self.name!r} is closed (`aclose()` was called, e.g. by "
+                "leaving `async with Toolkit(...)`); create a new `MCPClient` to connect again"
+            )
 
-    def _get_lock(self) -> asyncio.Lock:
+    @property
+    def _timeout(self) -> float:
+        """Seconds for the handshake and for each tool listing."""
+        return self.mcp_config.timeout
+
+    def _get_locks(self) -> tuple[asyncio.Lock, asyncio.Lock]:
+        """The session lock and the listing lock of the running event loop."""
         loop = asyncio.get_running_loop()
-        if self._lock is None or self._lock[0] is not loop:
-            self._lock = (loop, asyncio.Lock())
-        return self._lock[1]
+        if self._locks is None or self._locks[0] is not loop:
+            self._locks = (loop, asyncio.Lock(), asyncio.Lock())
+        return self._locks[1], self._locks[2]
+
+    def _handshake_timeout(self) -> MCPConnectionError:
+        return MCPConnectionError(
+            f"MCP server {self.name!r} did not complete the handshake within "
+            f"{self._timeout}s; check that the command or URL starts an MCP server "
+            "(or raise the config's `timeout`)"
+        )
 
     async def _live_session(self) -> OwnedSession:
-        async with self._get_lock():
+        async with self._get_locks()[0]:
+            self._check_open()
             session = self._session
-            if session is not None and session.is_alive:
-                if session.loop is asyncio.get_running_loop():
-                    return session
-            if session is not None and session.loop is asyncio.get_running_loop():
+            loop = asyncio.get_running_loop()
+            if session is not None and session.is_alive and session.loop is loop:
+                return session
+            reconnecting = session is not None and session.loop is loop
+            if reconnecting and session is not None:
                 await session.close()
-                self._stale = True  # the server may offer other tools after a restart
             session = OwnedSession(self.name, self.mcp_config, self._on_message, self._mark_stale)
             try:
-                async with asyncio.timeout(self._connect_timeout()):
+                async with asyncio.timeout(self._timeout):
                     await session.start()
             except TimeoutError:
+                raise self._handshake_timeout() from None
+            if self._closed:  # `aclose()` ran while we connected
                 await session.close()
-                raise MCPConnectionError(
-                    f"MCP server {self.name!r} did not complete the handshake within "
-                    f"{self._connect_timeout()}s; check that the command or URL starts an MCP server"
-                ) from None
+                raise SessionClosedError(self.name)
+            if reconnecting:
+                self._stale = True  # the server may offer other tools after a restart
             self._session = session
             return session
 
     async def _with_client(self, operation: Callable[[Client], Awaitable[T]]) -> T:
         """Run `operation` on a session: the stateful one, or a fresh one."""
         if not self.is_stateful:
-            async with open_client(self.name, self.mcp_config, self._on_message) as client:
+            async with contextlib.AsyncExitStack() as stack:
+                try:
+                    async with asyncio.timeout(self._timeout):
+                        client = await stack.enter_async_context(
+                            open_client(self.name, self.mcp_config, self._on_message)
+                        )
+                except TimeoutError:
+                    raise self._handshake_timeout() from None
                 return await operation(client)
         session = await self._live_session()
         live = session.client
-        assert live is not None
+        if live is None:  # ended between connecting and this request
+            if self._closed:
+                raise SessionClosedError(self.name)
+            raise _ConnectionLost("the session ended")
         try:
             return await operation(live)
         except Exception as exc:
+            if session.is_closing and self._closed:
+                raise SessionClosedError(self.name) from exc
             if session.dropped.is_set():
                 raise _ConnectionLost(describe(exc)) from exc
             raise
@@ -178,7 +218,12 @@ class MCPClient(ToolSourceBase):
     # -- tools ------------------------------------------------------------------------
 
     async def list_tools(self, state: Any) -> list[ToolBase]:
-        """The server's tools (cached; listed again only when they changed)."""
+        """The server's tools (cached; listed again only when they changed).
+
+        A server that goes away after it was listed keeps its tools offered (calls get
+        error results the model reads) rather than failing the reply.
+        """
+        self._check_open()
         if self._tools is not None and not self._stale:
             return list(self._tools)
         if self._unavailable is not None:
@@ -186,6 +231,10 @@ class MCPClient(ToolSourceBase):
         try:
             await self._refresh()
         except MCPConnectionError as exc:
+            if self._tools is not None:
+                self._stale = False  # retried after a reconnect, or next reply (stateless)
+                logger.warning("%s; offering the tools listed before", exc)
+                return list(self._tools)
             if not self.is_optional:
                 raise
             self._unavailable = str(exc)
@@ -194,28 +243,54 @@ class MCPClient(ToolSourceBase):
         return list(self._tools or ())
 
     async def _refresh(self) -> None:
-        self._stale = False  # a change announced while listing marks it stale again
-        try:
-            async with asyncio.timeout(self._connect_timeout()):
+        async with self._get_locks()[1]:  # one listing at a time; the others reuse it
+            if self._tools is not None and not self._stale:
+                return
+            self._stale = False  # a change announced while listing marks it stale again
+            try:
                 try:
                     specs = await self._with_client(self._list_all)
                 except _ConnectionLost:  # a dropped session: reconnect once
                     specs = await self._with_client(self._list_all)
-        except TimeoutError:
-            raise MCPConnectionError(
-                f"MCP server {self.name!r} did not list its tools within {self._connect_timeout()}s"
-            ) from None
-        except (MCPConnectionError, _ConnectionLost) as exc:
-            raise MCPConnectionError(f"MCP server {self.name!r}: {exc}") from exc
-        except Exception as exc:
-            raise MCPConnectionError(
-                f"MCP server {self.name!r} failed to list its tools ({describe(exc)})"
-            ) from exc
+            except TimeoutError:
+                self._stale = True
+                raise MCPConnectionError(
+                    f"MCP server {self.name!r} did not list its tools within {self._timeout}s"
+                ) from None
+            except SessionClosedError:
+                self._check_open()
+                raise
+            except MCPConnectionError:
+                self._stale = True
+                raise
+            except Exception as exc:
+                self._stale = True
+                raise MCPConnectionError(
+                    self._redact(
+                        f"MCP server {self.name!r} failed to list its tools ({describe(exc)})"
+                    )
+                ) from exc
+            self._install(specs)
+
+    def _install(self, specs: list[Any]) -> None:
+        tools: dict[str, MCPTool] = {}
+        for spec in specs:
+            if not self._is_enabled(spec.name):
+                continue
+            tool = MCPTool(self.name, spec, self._call)
+            if tool.name in tools:  # only if a name looks like another's hashed form
+                logger.warning(
+                    "MCP server %r: tools %r and %r both become %r; offering the first only",
+                    self.name,
+                    tools[tool.name].remote_name,
+                    spec.name,
+                    tool.name,
+                )
+                continue
+            tools[tool.name] = tool
         self._specs = specs
         self._server_tools = {spec.name for spec in specs}
-        self._tools = [
-            MCPTool(self.name, spec, self._call) for spec in specs if self._is_enabled(spec.name)
-        ]
+        self._tools = list(tools.values())
         missing = (self.enable_tools or frozenset()) - self._server_tools
         if missing:
             logger.warning(
@@ -228,7 +303,8 @@ class MCPClient(ToolSourceBase):
         specs: list[Any] = []
         cursor: str | None = None
         while True:
-            page = await client.list_tools(cursor=cursor)
+            async with asyncio.timeout(self._timeout):
+                page = await client.list_tools(cursor=cursor)
             self.list_requests += 1
             specs.extend(page.tools)
             cursor = page.next_cursor
@@ -266,7 +342,7 @@ class MCPClient(ToolSourceBase):
                 f"Error: MCP server {self.name!r} is unavailable, so {tool_name!r} cannot be "
                 f"called now ({self._unavailable}). Continue without it."
             )
-        disabled = [t for t in self._server_tools if tool_name == _mcp_name(self.name, t)]
+        disabled = [t for t in self._server_tools if tool_name == _tool_name(self.name, t)]
         if disabled:
             return f"Error: tool {tool_name!r} is disabled in this toolkit; do not call it."
         return None
@@ -285,6 +361,11 @@ class MCPClient(ToolSourceBase):
     ) -> ToolOutput:
         progress = self._progress_callback(remote, context)
         shown = tool_name(self.name, remote)
+        if self._closed:
+            return _error(
+                f"Error: {shown} cannot be called: MCP client {self.name!r} is closed. "
+                "Continue without it."
+            )
 
         async def operation(client: Client) -> Any:
             if not self.is_stateful:
@@ -300,15 +381,23 @@ class MCPClient(ToolSourceBase):
                 "(the MCP client's `execution_timeout`); it was cancelled. Try smaller input "
                 "or another approach."
             )
+        except SessionClosedError:
+            return _error(
+                f"Error: MCP client {self.name!r} was closed while the call was running (the "
+                "agent is shutting down); the call may or may not have taken effect."
+            )
         except _ConnectionLost as exc:
             return _error(
-                f"Error: the connection to MCP server {self.name!r} was lost during the call "
-                f"({exc}); the call may or may not have taken effect. The next call reconnects."
+                self._redact(
+                    f"Error: the connection to MCP server {self.name!r} was lost during the "
+                    f"call ({exc}); the call may or may not have taken effect. The next call "
+                    "reconnects."
+                )
             )
         except MCPConnectionError as exc:
-            return _error(f"Error: {exc}")
+            return _error(self._redact(f"Error: {exc}"))
         except Exception as exc:
-            return _error(f"Error: calling {shown} failed: {describe(exc)}")
+            return _error(self._redact(f"Error: calling {shown} failed: {describe(exc)}"))
         return convert_result(result)
 
     def _progress_callback(self, remote: str, context: ToolContext) -> Any:

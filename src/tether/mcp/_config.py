@@ -19,10 +19,14 @@ class StdioMCPConfig(BaseModel):
     """The executable, e.g. `uvx` or a path to a Python interpreter."""
     args: list[str] = Field(default_factory=list)
     """Its arguments."""
-    env: dict[str, str] | None = None
-    """Extra environment variables, merged over a minimal safe environment."""
+    env: dict[str, str] | None = Field(default=None, repr=False)
+    """Extra environment variables, merged over a minimal safe environment (`HOME`,
+    `LOGNAME`, `PATH`, `SHELL`, `TERM`, `USER`): nothing else of ours is passed on."""
     cwd: str | Path | None = None
     """The working directory of the server process."""
+    timeout: float = 30
+    """Seconds to wait for the server to start and answer the handshake, and for each
+    tool listing (not for tool results: see `MCPClient(execution_timeout=...)`)."""
 
     @field_validator("command")
     @classmethod
@@ -30,6 +34,11 @@ class StdioMCPConfig(BaseModel):
         if not value.strip():
             raise ValueError("`command` is empty; give the executable that starts the server")
         return value
+
+    @field_validator("timeout")
+    @classmethod
+    def _timeout(cls, value: float) -> float:
+        return _positive(value)
 
 
 class HttpMCPConfig(BaseModel):
@@ -39,7 +48,7 @@ class HttpMCPConfig(BaseModel):
 
     url: str
     """The endpoint, e.g. `https://example.com/mcp` (or `.../sse` for a legacy server)."""
-    headers: dict[str, str] | None = None
+    headers: dict[str, str] | None = Field(default=None, repr=False)
     """Headers sent with every request (e.g. `Authorization`)."""
     timeout: float = 30
     """Seconds to wait to connect and for each HTTP request (not for tool results)."""
@@ -56,9 +65,13 @@ class HttpMCPConfig(BaseModel):
     @field_validator("timeout")
     @classmethod
     def _timeout(cls, value: float) -> float:
-        if value <= 0:
-            raise ValueError(f"`timeout` must be positive seconds, got {value!r}")
-        return value
+        return _positive(value)
+
+
+def _positive(value: float) -> float:
+    if value <= 0:
+        raise ValueError(f"`timeout` must be positive seconds, got {value!r}")
+    return value
 
 
 MCPConfig = StdioMCPConfig | HttpMCPConfig

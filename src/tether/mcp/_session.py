@@ -16,16 +16,24 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from tether.errors import MCPError
 from tether.mcp._config import MCPConfig
 from tether.mcp._transport import MessageHandler, describe, open_client
 
 if TYPE_CHECKING:
     from mcp import Client
 
-__all__ = ["OwnedSession"]
+__all__ = ["OwnedSession", "SessionClosedError"]
 
 logger = logging.getLogger("tether.mcp")
 _LISTEN_ACK_TIMEOUT = 5.0
+
+
+class SessionClosedError(MCPError):
+    """The session was closed (by `close()`) before or while a request ran."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"MCP client {name!r} was closed")
 
 
 class OwnedSession:
@@ -53,19 +61,46 @@ class OwnedSession:
         """The session is open and its stream has not ended."""
         return self.client is not None and not self.dropped.is_set() and not self._stop.is_set()
 
+    @property
+    def is_closing(self) -> bool:
+        """`close()` was called (a request failing now failed because of it)."""
+        return self._stop.is_set()
+
     async def start(self) -> None:
-        """Connect in the owner task; raise `MCPConnectionError` if that fails."""
+        """Connect in the owner task.
+
+        Raises `MCPConnectionError` if that fails. If it fails, or the caller is
+        cancelled (e.g. by its `asyncio.timeout`), the owner task is stopped and the
+        server process is gone before this returns.
+        """
         ready: asyncio.Future[None] = self.loop.create_future()
         self._task = asyncio.create_task(self._own(ready), name=f"mcp-session-{self.name}")
-        await asyncio.shield(ready)
+        try:
+            await asyncio.shield(ready)
+        except BaseException:
+            await self._abort()
+            if ready.done() and not ready.cancelled():
+                ready.exception()  # retrieved: the caller gets its own error
+            raise
 
     async def close(self) -> None:
-        """Ask the owner task to exit the session and wait for it."""
+        """Ask the owner task to exit the session (or stop connecting) and wait for it."""
         self._stop.set()
+        if self.client is None:  # still connecting: the owner is not listening for stop
+            await self._abort()
         task = self._task
         if task is not None and not task.done():
-            with contextlib.suppress(Exception):
-                await asyncio.shield(task)
+            await asyncio.wait({task})
+
+    async def _abort(self) -> None:
+        """Cancel the owner task and wait until the SDK has stopped the server."""
+        task = self._task
+        if task is None or task.done():
+            return
+        task.cancel()
+        # The SDK's transport shutdown is shielded and bounded; a second cancellation
+        # of ours leaves the owner task to finish it in the background.
+        await asyncio.wait({task})
 
     async def _own(self, ready: asyncio.Future[None]) -> None:
         try:
@@ -80,7 +115,12 @@ class OwnedSession:
                         await listener
         except BaseException as exc:
             if not ready.done():
-                ready.set_exception(exc if isinstance(exc, Exception) else RuntimeError(exc))
+                if isinstance(exc, Exception):
+                    ready.set_exception(exc)
+                elif self._stop.is_set():  # `close()` while connecting
+                    ready.set_exception(SessionClosedError(self.name))
+                else:
+                    ready.cancel()
             elif isinstance(exc, Exception) and not self._stop.is_set():
                 logger.warning("MCP server %r: session ended: %s", self.name, describe(exc))
             if not isinstance(exc, Exception):

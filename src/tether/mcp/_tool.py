@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Awaitable, Callable, Mapping
@@ -9,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from tether.mcp._schema import offered_schema
 from tether.message import Base64Source, DataBlock, TextBlock, ToolResultBlock, ToolResultState
 from tether.permission import (
     PermissionBehavior,
@@ -21,14 +23,26 @@ from tether.tool import ToolBase, ToolContext, ToolOutput
 __all__ = ["MCPArguments", "MCPTool", "convert_result", "tool_name"]
 
 _INVALID = re.compile(r"[^A-Za-z0-9_-]")
+MAX_NAME = 64
+"""Providers accept tool names matching `^[a-zA-Z0-9_-]{1,64}$`."""
+_DIGEST = 8
 
 
 def tool_name(server: str, tool: str) -> str:
     """The name the model calls a server's tool by: `mcp__<server>__<tool>`.
 
-    Characters providers reject in tool names become `_`.
+    A tool name that providers would reject (characters outside `[A-Za-z0-9_-]`, or too
+    long once prefixed) has those characters replaced by `_`, is cut to fit, and gets
+    `_` plus 8 hex digits of its SHA-256: two tool names that differ only there (`a.b`,
+    `a_b`) stay apart, and a tool keeps its name when others come and go (permission
+    rules and paused calls refer to it).
     """
-    return f"mcp__{server}__{_INVALID.sub('_', tool)}"
+    prefix = f"mcp__{server}__"
+    if tool and not _INVALID.search(tool) and len(prefix) + len(tool) <= MAX_NAME:
+        return prefix + tool
+    digest = hashlib.sha256(tool.encode("utf-8", "surrogatepass")).hexdigest()[:_DIGEST]
+    room = MAX_NAME - len(prefix) - 1 - _DIGEST
+    return f"{prefix}{_INVALID.sub('_', tool)[:room]}_{digest}"
 
 
 class MCPArguments(BaseModel):
@@ -50,11 +64,9 @@ class MCPTool(ToolBase):
         self.remote_name: str = spec.name
         """The tool's name on the server."""
         self.name = tool_name(server, spec.name)
-        self.description = spec.description or spec.title or f"Tool {spec.name!r} of {server!r}."
-        schema = dict(spec.input_schema or {})
-        schema.setdefault("type", "object")
-        schema.setdefault("properties", {})
-        self._schema = schema
+        description = spec.description or spec.title or f"Tool {spec.name!r} of {server!r}."
+        self._schema, constraints = offered_schema(spec.input_schema)
+        self.description = description + constraints
         annotations = spec.annotations
         self.is_read_only = bool(annotations is not None and annotations.read_only_hint)
         # One session multiplexes requests, so read-only calls may overlap.
@@ -63,7 +75,7 @@ class MCPTool(ToolBase):
 
     @property
     def input_schema(self) -> dict[str, Any]:
-        """The server's JSON schema for the arguments, unchanged."""
+        """The server's JSON schema for the arguments, in the shape providers accept."""
         return self._schema
 
     async def check_permissions(
@@ -97,27 +109,34 @@ class MCPTool(ToolBase):
         return await self._call(self.remote_name, tool_input.model_dump(), context)
 
 
-def _content_block(item: Any) -> TextBlock | DataBlock:
+def _content_blocks(item: Any) -> list[TextBlock | DataBlock]:
     kind = getattr(item, "type", None)
     if kind == "text":
-        return TextBlock(text=item.text)
+        return [TextBlock(text=item.text)]
     if kind in ("image", "audio"):
-        return DataBlock(source=Base64Source(media_type=item.mime_type, data=item.data))
+        return [DataBlock(source=Base64Source(media_type=item.mime_type, data=item.data))]
     if kind == "resource":
-        resource = item.resource
-        text = getattr(resource, "text", None)
-        if text is not None:
-            return TextBlock(text=text)
-        media = resource.mime_type or "application/octet-stream"
-        return DataBlock(source=Base64Source(media_type=media, data=resource.blob))
+        return _resource_blocks(item.resource)
     if kind == "resource_link":
-        return TextBlock(text=f"[resource {item.name}: {item.uri}]")
-    return TextBlock(text=json.dumps(item.model_dump(mode="json", by_alias=True), default=str))
+        return [TextBlock(text=f"[resource {item.name}: {item.uri}]")]
+    return [TextBlock(text=json.dumps(item.model_dump(mode="json", by_alias=True), default=str))]
+
+
+def _resource_blocks(resource: Any) -> list[TextBlock | DataBlock]:
+    """An embedded resource, headed by its URI (the model must know which one it is)."""
+    text = getattr(resource, "text", None)
+    if text is not None:
+        return [TextBlock(text=f"[resource {resource.uri}]\n{text}")]
+    media = resource.mime_type or "application/octet-stream"
+    return [
+        TextBlock(text=f"[resource {resource.uri} ({media})]"),
+        DataBlock(source=Base64Source(media_type=media, data=resource.blob)),
+    ]
 
 
 def convert_result(result: Any) -> ToolResultBlock:
     """A `CallToolResult` as a tool result (id and name are filled in by the runner)."""
-    blocks = [_content_block(item) for item in result.content]
+    blocks = [block for item in result.content for block in _content_blocks(item)]
     if not blocks and result.structured_content is not None:
         blocks = [TextBlock(text=json.dumps(result.structured_content, ensure_ascii=False))]
     output: str | list[TextBlock | DataBlock]

@@ -9,11 +9,13 @@ from typing import TYPE_CHECKING, Any
 
 from tether.errors import MCPConnectionError, MissingDependencyError
 from tether.mcp._config import HttpMCPConfig, MCPConfig, StdioMCPConfig
+from tether.mcp._redact import Redactor, redact_url
+from tether.mcp._stderr import StderrSink
 
 if TYPE_CHECKING:
     from mcp import Client
 
-__all__ = ["leaf_errors", "open_client"]
+__all__ = ["describe", "leaf_errors", "open_client"]
 
 MessageHandler = Callable[[Any], Awaitable[None]]
 
@@ -79,14 +81,18 @@ async def _watched(transport: Any, dropped: asyncio.Event | None) -> AsyncIterat
             yield _WatchedReadStream(read_stream, dropped), write_stream
 
 
-def _stdio_transport(config: StdioMCPConfig) -> Any:
+def _stdio_transport(config: StdioMCPConfig, sink: StderrSink | None) -> Any:
     from mcp import StdioServerParameters
     from mcp.client.stdio import stdio_client
 
+    # The SDK merges `env` over a minimal environment (HOME, PATH, ...): our other
+    # variables, secrets included, never reach the server unless configured.
     params = StdioServerParameters(
         command=config.command, args=list(config.args), env=config.env, cwd=config.cwd
     )
-    return stdio_client(params)
+    if sink is None:
+        return stdio_client(params)
+    return stdio_client(params, errlog=sink.errlog)
 
 
 async def _http_transport(config: HttpMCPConfig, sse: bool, stack: AsyncExitStack) -> Any:
@@ -120,11 +126,12 @@ async def _enter(
     sse: bool,
     handler: MessageHandler | None,
     dropped: asyncio.Event | None,
+    sink: StderrSink | None = None,
 ) -> Client:
     from mcp import Client
 
     if isinstance(config, StdioMCPConfig):
-        transport = _stdio_transport(config)
+        transport = _stdio_transport(config, sink)
     else:
         transport = await _http_transport(config, sse, stack)
     watched: Any = _watched(transport, dropped)
@@ -133,15 +140,21 @@ async def _enter(
     return await stack.enter_async_context(client)
 
 
-def _unreachable(name: str, config: MCPConfig, exc: BaseException) -> MCPConnectionError:
+def _unreachable(
+    name: str, config: MCPConfig, exc: BaseException, sink: StderrSink | None = None
+) -> MCPConnectionError:
     where = (
         f"`{config.command} {' '.join(config.args)}`".strip()
         if isinstance(config, StdioMCPConfig)
-        else config.url
+        else redact_url(config.url)
     )
+    stderr = sink.describe_tail() if sink is not None else ""
     return MCPConnectionError(
-        f"MCP server {name!r} could not be reached at {where} ({describe(exc)}); check that "
-        "it runs and the config is right, or pass `is_optional=True` to start without it"
+        Redactor(config)(
+            f"MCP server {name!r} could not be reached at {where} ({describe(exc)}); check "
+            "that it runs and the config is right, or pass `is_optional=True` to start "
+            f"without it{stderr}"
+        )
     )
 
 
@@ -155,12 +168,18 @@ async def _open(
         raise MissingDependencyError("mcp", "mcp", "MCPClient") from exc
     sse_first = isinstance(config, HttpMCPConfig) and config.transport == "sse"
     can_fall_back = isinstance(config, HttpMCPConfig) and config.transport == "auto"
+    sink = StderrSink(name) if isinstance(config, StdioMCPConfig) else None
     async with AsyncExitStack() as stack:
+        if sink is not None:
+            await sink.start()
+            stack.push_async_callback(sink.finish)  # after the process has stopped
         try:
-            client = await _enter(stack, config, sse_first, handler, dropped)
+            client = await _enter(stack, config, sse_first, handler, dropped, sink)
         except Exception as exc:
+            if sink is not None:
+                await sink.finish()  # what the server said before it failed
             if not can_fall_back or _is_unreachable(exc):
-                raise _unreachable(name, config, exc) from exc
+                raise _unreachable(name, config, exc, sink) from exc
             await stack.aclose()
             if dropped is not None:
                 dropped.clear()  # the failed attempt's stream ended, not this session's
@@ -168,6 +187,8 @@ async def _open(
                 client = await _enter(stack, config, True, handler, dropped)
             except Exception as sse_exc:
                 raise _unreachable(name, config, exc) from sse_exc
+        if sink is not None:
+            sink.spawned()
         yield client
 
 

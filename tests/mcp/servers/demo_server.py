@@ -1,12 +1,13 @@
 """A real MCP server for tether's tests, written with the official `mcp` SDK.
 
 Run it over stdio (`python demo_server.py`) or streamable HTTP
-(`python demo_server.py --http`, or legacy SSE only with `--sse`: it binds 127.0.0.1 on a free port and prints
-`PORT <n>` on stdout once it accepts connections).
+(`python demo_server.py --http`, or legacy SSE only with `--sse`: it binds 127.0.0.1 on a free
+port, or on `--port N`, and prints `PORT <n>` on stdout once it accepts connections).
 
 Tools:
 - `echo(text)` read-only; `write_note(text)` not read-only (no readOnlyHint);
-- `slow(steps)` reports `steps` progress notifications before answering;
+- `slow(steps)` reports `steps` progress notifications before answering (a call
+  cancelled part-way counts as `slow interrupted` in `stats()`);
 - `hang()` never answers (for timeouts); `fail(message)` returns an error result;
 - `add_tool(name)` registers a new tool and announces `tools/list_changed`;
 - `pid()` the server's process id; `stats()` how many `tools/list` and
@@ -56,9 +57,15 @@ def build() -> MCPServer:
         annotations=ToolAnnotations(read_only_hint=True),
     )
     async def slow(steps: int, ctx: Context) -> str:
-        for i in range(1, steps + 1):
-            await ctx.report_progress(i, steps, f"step {i} of {steps}")
-            await anyio.sleep(0.01)
+        finished = False
+        try:
+            for i in range(1, steps + 1):
+                await ctx.report_progress(i, steps, f"step {i} of {steps}")
+                await anyio.sleep(0.01)
+            finished = True
+        finally:
+            if not finished:
+                COUNTS["slow interrupted"] += 1
         return f"done after {steps} steps"
 
     @server.tool(description="Never answer.", annotations=ToolAnnotations(read_only_hint=True))
@@ -101,12 +108,12 @@ def build() -> MCPServer:
     return server
 
 
-def serve_http(server: MCPServer, *, sse: bool) -> None:
+def serve_http(server: MCPServer, *, sse: bool, port: int = 0) -> None:
     import uvicorn
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
+    sock.bind(("127.0.0.1", port))
     sock.listen(64)
     app = server.sse_app() if sse else server.streamable_http_app()
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
@@ -118,10 +125,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--http", action="store_true", help="streamable HTTP on a free port")
     parser.add_argument("--sse", action="store_true", help="legacy SSE only, on a free port")
+    parser.add_argument("--port", type=int, default=0, help="bind this port (to restart a server)")
     args = parser.parse_args()
     server = build()
     if args.http or args.sse:
-        serve_http(server, sse=args.sse)
+        serve_http(server, sse=args.sse, port=args.port)
     else:
         server.run("stdio")
     sys.exit(0)
