@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 import redis.asyncio as aioredis
-from storage_helpers import REDIS_HOST, REDIS_PORT, RedisServer, drop_prefix
+from storage_helpers import REDIS_HOST, REDIS_PORT, Backend, RedisServer, drop_prefix, sqlite_path
 
 
 @pytest_asyncio.fixture
@@ -37,3 +37,15 @@ def redis_server() -> Iterator[RedisServer]:
     finally:
         server.kill()
         shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest_asyncio.fixture(params=["sqlite", "redis"])
+async def backend(
+    request: pytest.FixtureRequest, tmp_path: Path, redis_prefix: str
+) -> AsyncIterator[Backend]:
+    """SQLite (a file in tmp_path) and the real Redis (a unique prefix), in turn."""
+    client = aioredis.Redis(host=REDIS_HOST, port=REDIS_PORT)
+    try:
+        yield Backend(request.param, sqlite_path(tmp_path), redis_prefix, client)
+    finally:
+        await client.aclose()

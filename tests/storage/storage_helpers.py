@@ -5,9 +5,12 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import redis.asyncio as aioredis
+
+from tether.app.storage import RedisStorage, SQLiteStorage, StorageBase
 
 REDIS_HOST = "127.0.0.1"
 REDIS_PORT = 6379
@@ -73,3 +76,55 @@ class RedisServer:
 
 def sqlite_path(tmp_path: Path) -> str:
     return os.fspath(tmp_path / "sessions.db")
+
+
+def sqlite_rows(path: str | os.PathLike[str]) -> list[tuple[object, ...]]:
+    """Every row tether keeps in a SQLite file, read with a plain connection."""
+    import sqlite3
+
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        sessions = db.execute("SELECT * FROM tether_sessions ORDER BY sid").fetchall()
+        messages = db.execute("SELECT * FROM tether_messages ORDER BY sid, seq").fetchall()
+    finally:
+        db.close()
+    return [("session", *row) for row in sessions] + [("message", *row) for row in messages]
+
+
+async def redis_keys(client: aioredis.Redis, prefix: str) -> dict[bytes, object]:
+    """Every key under `prefix:` with its type, value and whether it expires."""
+    out: dict[bytes, object] = {}
+    async for key in client.scan_iter(match=f"{prefix}:*", count=500):
+        kind = (await client.type(key)).decode()
+        value: object
+        if kind == "hash":
+            value = sorted((await client.hgetall(key)).items())
+        elif kind == "list":
+            value = await client.lrange(key, 0, -1)
+        elif kind == "set":
+            value = sorted(await client.smembers(key))
+        else:
+            value = await client.get(key)
+        out[key] = (kind, value, await client.ttl(key) > 0)
+    return out
+
+
+@dataclass
+class Backend:
+    """One backend under test: new storages over the same data, and its raw contents."""
+
+    name: str
+    path: str
+    prefix: str
+    client: aioredis.Redis
+
+    def make(self) -> StorageBase:
+        if self.name == "sqlite":
+            return SQLiteStorage(self.path)
+        return RedisStorage(host=REDIS_HOST, port=REDIS_PORT, key_prefix=self.prefix)
+
+    async def raw(self) -> object:
+        """Everything stored, as the backend holds it (rows or keys)."""
+        if self.name == "sqlite":
+            return sqlite_rows(self.path)
+        return await redis_keys(self.client, self.prefix)

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+from storage_helpers import sqlite_rows
 
 from tether.app.storage import DEFAULT_SQLITE_PATH, SQLiteStorage
 from tether.errors import SessionCorruptedError, StateVersionError, StorageUnavailableError
@@ -188,3 +193,40 @@ async def test_an_in_memory_database_works(tmp_path: Path) -> None:
         assert await storage.update_session_state(U, A, S, state) == 2
         loaded = await storage.get_session(U, A, S)
         assert loaded is not None and loaded.state == state
+
+
+@contextmanager
+def read_only(folder: Path) -> Iterator[None]:
+    """Make a directory unwritable: the immutable flag for root (who ignores modes), else modes."""
+    if os.geteuid() == 0:
+        subprocess.run(["chattr", "+i", str(folder)], check=True)
+        try:
+            yield
+        finally:
+            subprocess.run(["chattr", "-i", str(folder)], check=True)
+    else:
+        mode = folder.stat().st_mode
+        folder.chmod(0o555)
+        try:
+            yield
+        finally:
+            folder.chmod(mode)
+
+
+async def test_a_read_only_directory_is_unavailable_and_left_untouched(tmp_path: Path) -> None:
+    folder = tmp_path / "ro"
+    path = folder / "s.db"
+    async with SQLiteStorage(path) as storage:
+        saved = (await storage.upsert_session(U, A, S, state=rich_state())).state
+    before = sqlite_rows(path)
+    with read_only(folder):
+        for target in (path, folder / "new.db", folder / "sub" / "new.db"):
+            with pytest.raises(StorageUnavailableError, match="writable file") as info:
+                async with SQLiteStorage(target):
+                    pass
+            assert str(target) in str(info.value)
+        assert os.listdir(folder) == ["s.db"]
+    assert sqlite_rows(path) == before
+    async with SQLiteStorage(path) as storage:  # writable again: nothing was lost
+        record = await storage.get_session(U, A, S)
+        assert record is not None and record.state == saved

@@ -30,7 +30,11 @@ import pytest
 import pytest_asyncio
 
 from tether.app.storage import SessionInfo, SessionInputError, SessionRecord, StorageBase
-from tether.errors import SessionConflictError, SessionNotFoundError
+from tether.errors import (
+    SessionConflictError,
+    SessionNotFoundError,
+    StorageUnavailableError,
+)
 from tether.message import UserMsg
 from tether.state import AgentState
 from tether.testing._states import edit_randomly, rich_state
@@ -267,6 +271,60 @@ class StorageConformance:
             await storage.update_session_state(U, A, S, old)
         loaded = await storage.get_session(U, A, S)
         assert loaded is not None and loaded.state.context == []
+
+    async def test_a_session_deleted_and_created_again_is_not_the_old_one(
+        self, storage: StorageBase, stores: Any
+    ) -> None:
+        other: StorageBase = await stores()
+        old = (await storage.upsert_session(U, A, S, state=rich_state())).state
+        old.add_message(UserMsg("user", "old, version 2"))
+        assert await storage.update_session_state(U, A, S, old) == 2
+        assert await other.delete_session(U, A, S)
+        new = (await other.upsert_session(U, A, S, state=AgentState(summary="new"))).state
+        for i in range(4):
+            new.add_message(UserMsg("user", f"new {i}"))
+        assert await other.update_session_state(U, A, S, new) == 2  # the same number again
+        old.add_message(UserMsg("user", "old, version 3"))
+        with pytest.raises(SessionConflictError, match="created again"):
+            await storage.update_session_state(U, A, S, old)
+        loaded = await other.get_session(U, A, S)
+        assert loaded is not None and loaded.version == 2 and loaded.state == new
+
+    async def test_a_state_that_would_not_load_back_is_refused(self, storage: StorageBase) -> None:
+        record = await storage.upsert_session(U, A, S, state=rich_state())
+        record.state.plugins["git"] = "three"  # type: ignore[assignment]  # not validated
+        with pytest.raises(SessionInputError, match="nothing was written"):
+            await storage.update_session_state(U, A, S, record.state)
+        with pytest.raises(SessionInputError, match="nothing was written"):
+            await storage.upsert_session(U, A, "new", state=record.state)
+        loaded = await storage.get_session(U, A, S)
+        assert loaded is not None and loaded.version == 1 and loaded.state.plugins["git"] == 2
+        assert await storage.get_session(U, A, "new") is None
+
+    async def test_a_closed_storage_refuses_calls_until_reopened(
+        self, storage_factory: StorageFactory
+    ) -> None:
+        storage = storage_factory()
+        async with storage:
+            state = (await storage.upsert_session(U, A, S)).state
+        state.add_message(UserMsg("user", "after close"))
+        with pytest.raises(StorageUnavailableError, match="closed"):
+            await storage.update_session_state(U, A, S, state)
+        with pytest.raises(StorageUnavailableError, match="closed"):
+            await storage.get_session(U, A, S)
+        async with storage:
+            assert await storage.update_session_state(U, A, S, state) == 2
+
+    async def test_many_sessions_at_once_on_one_storage(self, storage: StorageBase) -> None:
+        async def converse(i: int) -> None:
+            state = (await storage.upsert_session(U, A, f"s{i}")).state
+            for turn in range(2):
+                state.add_message(UserMsg("user", f"{i}: {turn}"))
+                await storage.update_session_state(U, A, f"s{i}", state)
+
+        await asyncio.gather(*(converse(i) for i in range(200)))
+        infos = await storage.list_sessions(U, agent_id=A)
+        assert len(infos) == 200 and {(i.version, i.message_count) for i in infos} == {(3, 2)}
 
     async def test_a_state_saved_under_another_session_is_not_tied_to_the_first(
         self, storage: StorageBase

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any, Self
@@ -26,7 +28,12 @@ from tether.app.storage._record import (
     StoredSession,
     check_id,
 )
-from tether.errors import SessionConflictError, SessionInputError, SessionNotFoundError
+from tether.errors import (
+    SessionConflictError,
+    SessionInputError,
+    SessionNotFoundError,
+    StorageUnavailableError,
+)
 from tether.state import AgentState
 
 __all__ = ["StorageBase"]
@@ -38,7 +45,8 @@ class StorageBase(ABC):
     """Sessions keyed by (user_id, agent_id, session_id), with versioned O(Δ) writes.
 
     Use it as an async context manager (`async with SQLiteStorage(path) as storage:`);
-    a method called before `open()` opens the storage first.
+    a method called before `open()` opens the storage first, and one called after
+    `close()` raises `StorageUnavailableError` (it never reconnects by itself).
 
     A state is stored as a small head plus a message log: `update_session_state` writes
     the head and only the messages that changed since the version it knows, so a reply
@@ -58,7 +66,10 @@ class StorageBase(ABC):
     def __init__(self) -> None:
         self._tracker = StateTracker()
         self._is_open = False
+        self._is_closed = False
         self._open_lock: asyncio.Lock | None = None
+        self._active = 0
+        self._idle: asyncio.Event | None = None
 
     async def __aenter__(self) -> Self:
         await self.open()
@@ -73,7 +84,11 @@ class StorageBase(ABC):
         await self.close()
 
     async def open(self) -> None:
-        """Connect (idempotent); raises `StorageUnavailableError` if the backend is down."""
+        """Connect (idempotent; reopens a closed storage); `StorageUnavailableError` if down."""
+        self._is_closed = False
+        await self._connect()
+
+    async def _connect(self) -> None:
         if self._open_lock is None:
             self._open_lock = asyncio.Lock()
         async with self._open_lock:
@@ -82,14 +97,36 @@ class StorageBase(ABC):
                 self._is_open = True
 
     async def close(self) -> None:
-        """Release connections (idempotent)."""
+        """Wait for the calls in flight, then release connections (idempotent).
+
+        Calls made after `close()` raise `StorageUnavailableError` until `open()` is
+        called again: a storage never reconnects behind its owner's back.
+        """
+        self._is_closed = True
+        while self._active:
+            if self._idle is None or self._idle.is_set():
+                self._idle = asyncio.Event()
+            await self._idle.wait()
         if self._is_open:
             self._is_open = False
             await self._close()
 
-    async def _ready(self) -> None:
-        if not self._is_open:
-            await self.open()
+    @asynccontextmanager
+    async def _using(self) -> AsyncIterator[None]:
+        """Open on first use; refuse once closed; count the call so `close()` can wait."""
+        if self._is_closed:
+            raise StorageUnavailableError(
+                f"{self!r} is closed; open it again with `async with storage:` or "
+                "`await storage.open()` before using it"
+            )
+        self._active += 1
+        try:
+            await self._connect()
+            yield
+        finally:
+            self._active -= 1
+            if not self._active and self._idle is not None:
+                self._idle.set()
 
     async def get_session(
         self, user_id: str, agent_id: str, session_id: str
@@ -102,12 +139,12 @@ class StorageBase(ABC):
             StorageUnavailableError: the backend cannot be reached.
         """
         key = SessionKey.of(user_id, agent_id, session_id)
-        await self._ready()
-        stored = await self._fetch(key)
+        async with self._using():
+            stored = await self._fetch(key)
         if stored is None:
             return None
         state = decode_state(key, self._where(key), stored.head, stored.bodies)
-        self._tracker.remember(state, key, stored.version, stored.bodies)
+        self._remember(state, key, stored)
         return _record(key, state, stored)
 
     async def upsert_session(
@@ -129,20 +166,19 @@ class StorageBase(ABC):
             _check_state(state)
         meta = encode_metadata(metadata)
         new = state if state is not None else AgentState()
-        bodies = encode_bodies(new.context)
         write = SessionUpsert(
             write_id=new_id(),
-            head=encode_head(new),
-            bodies=bodies,
+            head=encode_head(key, new),
+            bodies=encode_bodies(key, new.context),
             replace=state is not None,
             metadata=meta,
             now=_now(),
         )
-        await self._ready()
-        stored = await self._upsert(key, write)
+        async with self._using():
+            stored = await self._upsert(key, write)
         if state is None:
             state = decode_state(key, self._where(key), stored.head, stored.bodies)
-        self._tracker.remember(state, key, stored.version, stored.bodies)
+        self._remember(state, key, stored)
         return _record(key, state, stored)
 
     async def update_session_state(
@@ -158,8 +194,11 @@ class StorageBase(ABC):
         Raises:
             SessionNotFoundError: the session does not exist (a `KeyError`); create it
                 with `upsert_session`.
-            SessionConflictError: another writer saved a newer version first; reload
-                with `get_session`, re-apply, and save again.
+            SessionConflictError: another writer saved a newer version first (or the
+                session was deleted and created again); reload with `get_session`,
+                re-apply, and save again.
+            SessionInputError: a bad id, or a state that would not load back (a field
+                assigned a value of the wrong type); nothing was written.
             StorageUnavailableError: the backend cannot be reached; nothing was written
                 (or, if the connection broke after the write, all of it was).
         """
@@ -173,37 +212,44 @@ class StorageBase(ABC):
             raise SessionInputError(
                 f"expected_version must be a positive int, got {expected_version!r}"
             )
-        head = encode_head(state)
-        await self._ready()
+        async with self._using():
+            return await self._save(key, state, expected_version)
+
+    async def _save(self, key: SessionKey, state: AgentState, expected: int | None) -> int:
         loaded = self._tracker.get(state, key)
-        expected = expected_version
         if expected is None and loaded is not None:
             expected = loaded.version
         for _ in range(_UNTRACKED_RETRIES):
             if loaded is not None and loaded.version == expected:
-                base_version, base = loaded.version, loaded.bodies
+                version, bodies, created_at = loaded.version, loaded.bodies, loaded.created_at
+                trusted = True
             else:
-                base_version, base = await self._base_of(key, expected)
-            plan = plan_delta(base, state.context)
+                version, bodies, created_at = await self._base_of(key, expected)
+                trusted = False
+            # Head and messages are encoded together, with no await between them: one moment
+            # of the state, even if another task changes it while this save waits.
+            head = encode_head(key, state)
+            plan = plan_delta(key, bodies, state.context, trusted=trusted)
             delta = SessionDelta(
                 write_id=new_id(),
-                expected_version=base_version,
+                expected_version=version,
                 head=head,
-                base_count=len(base),
+                base_count=len(bodies),
                 count=len(state.context),
                 changed=plan.changed,
                 appended=plan.appended,
                 now=_now(),
+                created_at=created_at,
             )
             try:
-                version = await self._apply(key, delta)
+                new_version = await self._apply(key, delta)
             except SessionConflictError:
                 if expected is not None:
                     raise
                 loaded = None  # last writer wins: re-read the stored version and retry
                 continue
-            self._tracker.remember(state, key, version, plan.bodies)
-            return version
+            self._tracker.remember(state, key, new_version, plan.bodies, created_at)
+            return new_version
         raise SessionConflictError(
             f"session {key} kept changing while saving it ({_UNTRACKED_RETRIES} attempts); "
             "save with `expected_version` and handle the conflict"
@@ -214,23 +260,28 @@ class StorageBase(ABC):
         check_id("user_id", user_id)
         if agent_id is not None:
             check_id("agent_id", agent_id)
-        await self._ready()
-        infos = await self._scan(user_id, agent_id)
+        async with self._using():
+            infos = await self._scan(user_id, agent_id)
         return sorted(infos, key=lambda i: (-i.updated_at.timestamp(), i.agent_id, i.session_id))
 
     async def delete_session(self, user_id: str, agent_id: str, session_id: str) -> bool:
         """Delete a session; return whether it existed."""
         key = SessionKey.of(user_id, agent_id, session_id)
-        await self._ready()
-        return await self._remove(key)
+        async with self._using():
+            return await self._remove(key)
 
-    async def _base_of(self, key: SessionKey, expected: int | None) -> tuple[int, list[bytes]]:
+    async def _base_of(
+        self, key: SessionKey, expected: int | None
+    ) -> tuple[int, list[bytes], datetime]:
         stored = await self._fetch(key)
         if stored is None:
             raise not_found(key)
         if expected is not None and stored.version != expected:
             raise conflict(key, expected, stored.version)
-        return stored.version, stored.bodies
+        return stored.version, stored.bodies, stored.created_at
+
+    def _remember(self, state: AgentState, key: SessionKey, stored: StoredSession) -> None:
+        self._tracker.remember(state, key, stored.version, stored.bodies, stored.created_at)
 
     def _where(self, key: SessionKey) -> str:
         """Where the session lives, for error messages (a backend names its key or row)."""
@@ -254,7 +305,9 @@ class StorageBase(ABC):
     async def _apply(self, key: SessionKey, delta: SessionDelta) -> int:
         """Apply `delta` atomically if the version matches; return the new version.
 
-        Raises `not_found(key)` or `conflict(key, expected, actual)` otherwise.
+        The session must be at `delta.expected_version` and have been created at
+        `delta.created_at`; raise `not_found(key)`, `conflict(key, expected, actual)` or
+        `recreated(key)` otherwise, having written nothing.
         """
 
     @abstractmethod
@@ -279,6 +332,15 @@ def conflict(key: SessionKey, expected: int, actual: int) -> SessionConflictErro
         f"session {key} is at version {actual}, but this write expected version {expected}: "
         "another writer saved it first; reload it with `get_session`, re-apply your "
         "change and save again"
+    )
+
+
+def recreated(key: SessionKey) -> SessionConflictError:
+    """The error for a delta planned against a session that was deleted and created again."""
+    return SessionConflictError(
+        f"session {key} was deleted and created again since this state was loaded (its "
+        "version number started over); reload it with `get_session`, re-apply your change "
+        "and save again"
     )
 
 

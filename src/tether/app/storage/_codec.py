@@ -15,11 +15,12 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
+from pydantic_core import PydanticSerializationError
 
 from tether.app.storage._record import SessionKey
 from tether.errors import SessionCorruptedError, SessionInputError, StateVersionError
 from tether.message import Msg
-from tether.state import AgentState
+from tether.state import SCHEMA_VERSION, AgentState
 
 __all__ = [
     "DeltaPlan",
@@ -38,16 +39,31 @@ _STATE = TypeAdapter(AgentState)
 _CONTEXT = TypeAdapter(list[Msg])
 _MSG = TypeAdapter(Msg)
 _NO_CONTEXT = {"context"}
+_UNSAVABLE = (PydanticSerializationError, ValidationError, StateVersionError)
 
 
-def encode_head(state: AgentState) -> bytes:
-    """The state without its context, as JSON."""
-    return _STATE.dump_json(state, exclude=_NO_CONTEXT)
+def encode_head(key: SessionKey, state: AgentState) -> bytes:
+    """The state without its context, as JSON, checked to load back (else `SessionInputError`)."""
+    try:
+        head = _STATE.dump_json(state, exclude=_NO_CONTEXT, warnings=False)
+        if state.schema_version == SCHEMA_VERSION:
+            _STATE.validate_json(head)  # what loading does, minus the migration step
+        else:
+            AgentState.model_validate_json(head)  # migrates, or raises StateVersionError
+    except _UNSAVABLE as exc:
+        raise _unsavable(key, exc) from exc
+    return head
 
 
-def encode_bodies(context: list[Msg]) -> tuple[bytes, ...]:
-    """One JSON body per message."""
-    return tuple(_MSG.dump_json(msg) for msg in context)
+def encode_bodies(key: SessionKey, context: list[Msg]) -> tuple[bytes, ...]:
+    """One JSON body per message, each checked to load back (else `SessionInputError`)."""
+    try:
+        bodies = tuple(_MSG.dump_json(msg, warnings=False) for msg in context)
+        for body in bodies:
+            _MSG.validate_json(body)
+    except _UNSAVABLE as exc:
+        raise _unsavable(key, exc) from exc
+    return bodies
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,20 +76,58 @@ class DeltaPlan:
     """The bodies after the write (kept to plan the next one)."""
 
 
-def plan_delta(old: list[bytes], context: list[Msg]) -> DeltaPlan:
-    """Compare `context` with the stored `old` bodies; serialise only from the first change."""
-    array = _CONTEXT.dump_json(context)
+def plan_delta(
+    key: SessionKey, old: list[bytes], context: list[Msg], *, trusted: bool
+) -> DeltaPlan:
+    """Compare `context` with the stored `old` bodies; the written bodies are checked to load.
+
+    `trusted` bodies are ones this storage wrote or decoded: each is one whole JSON object,
+    so a prefix match at an offset of the serialised array (a memcmp) proves equality and
+    only the messages from the first difference on are serialised one by one. Bodies read
+    back for a state the storage never saw may be damaged (a truncated `{` is a prefix of
+    anything), so they are compared whole, message by message.
+    """
+    try:
+        plan = _plan_trusted(old, context) if trusted else _plan_exact(old, context)
+        for _, body in plan.changed:
+            _MSG.validate_json(body)
+        for body in plan.appended:
+            _MSG.validate_json(body)
+    except _UNSAVABLE as exc:
+        raise _unsavable(key, exc) from exc
+    return plan
+
+
+def _plan_trusted(old: list[bytes], context: list[Msg]) -> DeltaPlan:
+    array = _CONTEXT.dump_json(context, warnings=False)
     limit = min(len(old), len(context))
     kept, pos = 0, 1
     while kept < limit and array.startswith(old[kept], pos):
         pos += len(old[kept]) + 1
         kept += 1
-    tail = [_MSG.dump_json(msg) for msg in context[kept:]]
+    tail = [_MSG.dump_json(msg, warnings=False) for msg in context[kept:]]
     changed = tuple(
         (i, body) for i, body in enumerate(tail[: limit - kept], start=kept) if body != old[i]
     )
     appended = tuple(tail[max(0, len(old) - kept) :])
     return DeltaPlan(changed=changed, appended=appended, bodies=old[:kept] + tail)
+
+
+def _plan_exact(old: list[bytes], context: list[Msg]) -> DeltaPlan:
+    bodies = [_MSG.dump_json(msg, warnings=False) for msg in context]
+    limit = min(len(old), len(bodies))
+    changed = tuple((i, bodies[i]) for i in range(limit) if bodies[i] != old[i])
+    return DeltaPlan(changed=changed, appended=tuple(bodies[len(old) :]), bodies=bodies)
+
+
+def _unsavable(key: SessionKey, exc: Exception) -> SessionInputError:
+    detail = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+    return SessionInputError(
+        f"the state of session {key} cannot be saved because it would not load back "
+        f"({detail[:300]}); a field holds a value its type does not allow (pydantic does "
+        "not check assignments): fix that value, or reload the last saved state with "
+        "`get_session`; nothing was written"
+    )
 
 
 def decode_state(key: SessionKey, where: str, head: bytes, bodies: list[bytes]) -> AgentState:
@@ -143,6 +197,8 @@ class Loaded:
     key: SessionKey
     version: int
     bodies: list[bytes]
+    created_at: datetime
+    """When the session was created: tells a recreated session from this one."""
 
 
 class StateTracker:
@@ -156,9 +212,14 @@ class StateTracker:
         self._by_id: dict[int, Loaded] = {}
 
     def remember(
-        self, state: AgentState, key: SessionKey, version: int, bodies: list[bytes]
+        self,
+        state: AgentState,
+        key: SessionKey,
+        version: int,
+        bodies: list[bytes],
+        created_at: datetime,
     ) -> None:
-        """Record that `state` now matches `version` of session `key`."""
+        """Record that `state` now matches `version` of session `key` (created at `created_at`)."""
         ident = id(state)
         by_id = self._by_id
 
@@ -167,7 +228,7 @@ class StateTracker:
             if entry is not None and entry.ref is ref:
                 del by_id[ident]
 
-        by_id[ident] = Loaded(weakref.ref(state, forget), key, version, bodies)
+        by_id[ident] = Loaded(weakref.ref(state, forget), key, version, bodies, created_at)
 
     def get(self, state: AgentState, key: SessionKey) -> Loaded | None:
         """The loaded version of `state` for session `key`, if known."""

@@ -96,6 +96,13 @@ def check_id(name: str, value: object) -> None:
         raise SessionInputError(f"{name} must be a non-empty string, got {value!r}")
     if "\x00" in value:
         raise SessionInputError(f"{name} must not contain NUL characters, got {value!r}")
+    try:
+        value.encode()
+    except UnicodeEncodeError as exc:
+        raise SessionInputError(
+            f"{name} must be valid Unicode text, got {value!r} with a lone surrogate at "
+            f"position {exc.start}; decode ids from bytes with `errors='strict'`"
+        ) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +141,10 @@ class SessionDelta:
     appended: tuple[bytes, ...]
     """Bodies for positions `base_count ..< count`."""
     now: datetime
+    created_at: datetime
+    """When the session at `expected_version` was created: the backend must also check it,
+    so that a session deleted and created again, which counts its versions anew, is never
+    taken for the one the delta was planned against."""
 
 
 @dataclass(frozen=True, slots=True)

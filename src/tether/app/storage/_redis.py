@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
-from tether.app.storage._base import StorageBase, conflict, not_found
+from tether.app.storage._base import StorageBase, conflict, not_found, recreated
 from tether.app.storage._codec import decode_metadata, parse_time
 from tether.app.storage._record import (
     SessionDelta,
@@ -15,7 +15,7 @@ from tether.app.storage._record import (
     SessionUpsert,
     StoredSession,
 )
-from tether.app.storage._redis_lua import APPLY, DELETE, FETCH, UPSERT
+from tether.app.storage._redis_lua import APPLY, DELETE, FETCH, PRUNE, UPSERT
 from tether.errors import (
     ConfigError,
     MissingDependencyError,
@@ -55,6 +55,8 @@ class RedisStorage(StorageBase):
         key_prefix: Prefix of every key this storage writes.
         ttl: Seconds a session lives after its last write; None keeps sessions forever.
         socket_timeout: Seconds to wait for Redis before raising `StorageUnavailableError`.
+        max_connections: Connections this storage opens at most; more concurrent calls
+            wait for a free one.
     """
 
     def __init__(
@@ -68,6 +70,7 @@ class RedisStorage(StorageBase):
         ttl: int | None = None,
         *,
         socket_timeout: float = 5.0,
+        max_connections: int = 100,
     ) -> None:
         super().__init__()
         try:
@@ -76,36 +79,32 @@ class RedisStorage(StorageBase):
             from redis.backoff import NoBackoff
         except ImportError as exc:
             raise MissingDependencyError("redis", "redis", "RedisStorage") from exc
-        if (
-            not isinstance(key_prefix, str)
-            or not key_prefix
-            or "{" in key_prefix
-            or "}" in key_prefix
-        ):
-            raise ConfigError(
-                f"key_prefix must be a non-empty string without braces, got {key_prefix!r}"
-            )
-        if ttl is not None and (not isinstance(ttl, int) or isinstance(ttl, bool) or ttl < 1):
-            raise ConfigError(f"ttl must be a positive number of seconds or None, got {ttl!r}")
+        _check_options(key_prefix, ttl, port, db, socket_timeout, max_connections)
         options: dict[str, Any] = {
             "socket_timeout": socket_timeout,
             "socket_connect_timeout": socket_timeout,
             "retry": Retry(NoBackoff(), 0),  # we retry once ourselves, idempotently
+            "max_connections": max_connections,
+            "timeout": None,  # wait for a free connection; each command has its own timeout
         }
+        pools = aioredis.BlockingConnectionPool
         if url is not None:
             self.address = _safe_url(url)
-            self._client: Redis = aioredis.Redis.from_url(url, **options)
+            pool = pools.from_url(url, **options)
         else:
             self.address = f"redis://{host}:{port}/{db}"
-            self._client = aioredis.Redis(host=host, port=port, db=db, password=password, **options)
+            pool = pools(host=host, port=port, db=db, password=password, **options)
+        self._client: Redis = aioredis.Redis(connection_pool=pool)
         self.key_prefix = key_prefix
         self.ttl = ttl
         self._errors = (aioredis.ConnectionError, aioredis.TimeoutError)
         self._response_error = aioredis.ResponseError
+        self._redis_error = aioredis.RedisError
         self._fetch_script = self._client.register_script(FETCH)
         self._apply_script = self._client.register_script(APPLY)
         self._upsert_script = self._client.register_script(UPSERT)
         self._delete_script = self._client.register_script(DELETE)
+        self._prune_script = self._client.register_script(PRUNE)
 
     def __repr__(self) -> str:
         return f"RedisStorage({self.address!r}, key_prefix={self.key_prefix!r})"
@@ -126,10 +125,13 @@ class RedisStorage(StorageBase):
         await self._call(None, self._client.ping)
 
     async def _close(self) -> None:
-        await self._client.aclose()
+        await self._client.aclose(close_connection_pool=True)
 
-    async def _call(self, key: SessionKey | None, fn: Callable[[], Awaitable[_T]]) -> _T:
-        """Run `fn`, retrying once on a fresh connection; map Redis errors to ours."""
+    async def _call(self, target: SessionKey | str | None, fn: Callable[[], Awaitable[_T]]) -> _T:
+        """Run `fn`, retrying once on a fresh connection; map Redis errors to ours.
+
+        `target` is the session (or the raw key) the call is about, for error messages.
+        """
         for attempt in (1, 2):
             try:
                 return await fn()
@@ -139,25 +141,43 @@ class RedisStorage(StorageBase):
                 # Idle pooled connections may all be dead (Redis restarted): drop them.
                 await self._client.connection_pool.disconnect(inuse_connections=False)
             except self._response_error as exc:
-                raise self._response(key, exc) from exc
+                raise self._response(target, exc) from exc
+            except self._redis_error as exc:  # e.g. the port serves another protocol
+                why = "what answers there is not a Redis server: check the host and port"
+                raise self._unavailable(exc, why) from exc
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _unavailable(self, exc: BaseException) -> StorageUnavailableError:
+    def _unavailable(
+        self,
+        exc: BaseException,
+        why: str = "check that the server is running and the address is right, then retry",
+    ) -> StorageUnavailableError:
         return StorageUnavailableError(
-            f"Redis at {self.address} cannot be reached ({type(exc).__name__}: {exc}); "
-            "check that the server is running and the address is right, then retry; "
+            f"Redis at {self.address} cannot be used ({type(exc).__name__}: {exc}); {why}; "
             "no session was half-written"
         )
 
-    def _response(self, key: SessionKey | None, exc: BaseException) -> StorageError:
+    def _response(self, target: SessionKey | str | None, exc: BaseException) -> StorageError:
         text = str(exc)
         if text.startswith(_UNAVAILABLE_REPLIES):
             return self._unavailable(exc)
-        if "WRONGTYPE" in text and key is not None:
-            return SessionCorruptedError(
-                f"session {key} at {self._where(key)} holds a value of the wrong Redis type; "
-                "other sessions are unaffected: delete it with `delete_session`"
-            )
+        if "WRONGTYPE" in text:
+            named = None  # our scripts say "WRONGTYPE <key> holds a <type>, not a <type>"
+            if text.startswith("WRONGTYPE ") and " holds a " in text:
+                named = text.removeprefix("WRONGTYPE ").rsplit(" holds a ", 1)[0]
+            if isinstance(target, SessionKey) and named != self.keys_of(target)[2]:
+                return SessionCorruptedError(
+                    f"session {target} at {self._where(target)} holds a value of the wrong "
+                    "Redis type; other sessions are unaffected: delete it with "
+                    "`delete_session`"
+                )
+            if target is not None:
+                index = named or (target if isinstance(target, str) else "")
+                return SessionCorruptedError(
+                    f"the user's sessions index {index!r} at Redis {self.address} holds a "
+                    f"value of the wrong Redis type ({text}); nothing was written: delete "
+                    "that key (`DEL`) and sessions reappear in `list_sessions` when next saved"
+                )
         return StorageError(f"Redis at {self.address} refused the command: {text}")
 
     async def _fetch(self, key: SessionKey) -> StoredSession | None:
@@ -173,17 +193,14 @@ class RedisStorage(StorageBase):
                 f"session {key} at {where} is missing fields; other sessions are unaffected: "
                 "delete it with `delete_session`"
             )
-        try:
-            version, n = int(version), int(n)
-        except (TypeError, ValueError):
-            n = -1
-        if n != len(bodies):
+        count = _count(key, where, "message count", n)
+        if count != len(bodies):
             raise SessionCorruptedError(
-                f"session {key} at {where} should hold {n} messages but holds {len(bodies)}; "
-                "delete it with `delete_session` or restore it from a backup"
+                f"session {key} at {where} should hold {count} messages but holds "
+                f"{len(bodies)}; delete it with `delete_session` or restore it from a backup"
             )
         return StoredSession(
-            version=version,
+            version=_count(key, where, "version", version),
             head=head,
             bodies=bodies,
             created_at=parse_time(key, where, created),
@@ -217,6 +234,7 @@ class RedisStorage(StorageBase):
             delta.now.isoformat(),
             self.ttl or 0,
             len(delta.changed),
+            delta.created_at.isoformat(),
         ]
         for position, body in delta.changed:
             args += (position, body)
@@ -227,6 +245,8 @@ class RedisStorage(StorageBase):
             raise not_found(key)
         if code == -2:
             raise conflict(key, delta.expected_version, int(reply[1]))
+        if code == -4:
+            raise recreated(key)
         if code == -3:
             raise SessionCorruptedError(
                 f"session {key} at {self._where(key)}: its message log does not match its "
@@ -242,7 +262,7 @@ class RedisStorage(StorageBase):
 
     async def _scan(self, user_id: str, agent_id: str | None) -> list[SessionInfo]:
         index = f"{self._user_prefix(user_id)}:sessions"
-        members: set[bytes | str] = await self._call(None, lambda: self._client.smembers(index))
+        members: set[bytes | str] = await self._call(index, lambda: self._client.smembers(index))
         keys = [_key_of(user_id, m.decode() if isinstance(m, bytes) else m) for m in members]
         if agent_id is not None:
             keys = [k for k in keys if k.agent_id == agent_id]
@@ -253,30 +273,89 @@ class RedisStorage(StorageBase):
                     pipe.hmget(
                         self.keys_of(k)[0], "version", "created_at", "updated_at", "metadata", "n"
                     )
-                return await pipe.execute()
+                return await pipe.execute(raise_on_error=False)
 
-        rows = await self._call(None, heads)
+        rows = await self._call(index, heads)
         infos, gone = [], []
-        for k, (version, created, updated, meta, n) in zip(keys, rows, strict=True):
+        for k, row in zip(keys, rows, strict=True):
+            if isinstance(row, Exception):
+                raise self._response(k, row)
+            version, created, updated, meta, n = row
             if version is None:  # expired (ttl) or deleted meanwhile
-                gone.append(_member(k))
+                gone.append(k)
                 continue
-            where = self._where(k)
-            infos.append(
-                SessionInfo(
-                    user_id=k.user_id,
-                    agent_id=k.agent_id,
-                    session_id=k.session_id,
-                    version=int(version),
-                    created_at=parse_time(k, where, created or b""),
-                    updated_at=parse_time(k, where, updated or b""),
-                    metadata=decode_metadata(k, where, meta or b""),
-                    message_count=int(n or 0),
-                )
-            )
+            infos.append(self._info(k, version, created, updated, meta, n))
         if gone:
-            await self._call(None, lambda: self._client.srem(index, *gone))
+            heads_gone = [self.keys_of(k)[0] for k in gone]
+            members_gone = [_member(k) for k in gone]
+            await self._call(
+                index, lambda: self._prune_script(keys=[index, *heads_gone], args=members_gone)
+            )
         return infos
+
+    def _info(
+        self, key: SessionKey, version: Any, created: Any, updated: Any, meta: Any, n: Any
+    ) -> SessionInfo:
+        where = self._where(key)
+        return SessionInfo(
+            user_id=key.user_id,
+            agent_id=key.agent_id,
+            session_id=key.session_id,
+            version=_count(key, where, "version", version),
+            created_at=parse_time(key, where, created or b""),
+            updated_at=parse_time(key, where, updated or b""),
+            metadata=decode_metadata(key, where, meta or b""),
+            message_count=_count(key, where, "message count", n),
+        )
+
+
+def _count(key: SessionKey, where: str, name: str, raw: Any) -> int:
+    """A stored version or message count; anything but a non-negative integer is corruption."""
+    try:
+        value = int(raw)
+    except (TypeError, ValueError):
+        value = -1
+    if value < 0:
+        raise SessionCorruptedError(
+            f"session {key} at {where} has {name} {raw!r}, not a count; other sessions are "
+            "unaffected: delete it with `delete_session` or restore it from a backup"
+        )
+    return value
+
+
+def _check_options(
+    key_prefix: object,
+    ttl: object,
+    port: object,
+    db: object,
+    socket_timeout: object,
+    max_connections: object,
+) -> None:
+    if not isinstance(key_prefix, str) or not key_prefix or "{" in key_prefix or "}" in key_prefix:
+        raise ConfigError(
+            f"key_prefix must be a non-empty string without braces, got {key_prefix!r}"
+        )
+    checks = [
+        ("ttl", ttl, ttl is None or _is_int(ttl, 1), "a positive number of seconds or None"),
+        ("port", port, _is_int(port, 1, 65535), "an int from 1 to 65535"),
+        ("db", db, _is_int(db, 0), "an int >= 0"),
+        ("max_connections", max_connections, _is_int(max_connections, 1), "an int >= 1"),
+        (
+            "socket_timeout",
+            socket_timeout,
+            isinstance(socket_timeout, int | float)
+            and not isinstance(socket_timeout, bool)
+            and 0 < socket_timeout < float("inf"),
+            "a positive number of seconds",
+        ),
+    ]
+    for name, value, ok, want in checks:
+        if not ok:
+            raise ConfigError(f"{name} must be {want}, got {value!r}")
+
+
+def _is_int(value: object, minimum: int, maximum: float = float("inf")) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and minimum <= value <= maximum
 
 
 def _member(key: SessionKey) -> str:

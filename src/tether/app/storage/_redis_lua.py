@@ -10,11 +10,25 @@ and their index live in one cluster slot):
 
 `write_id` makes a write idempotent: a client that lost the connection after sending
 a script may send it again, and the second run sees its own id and changes nothing.
+
+A script that fails half-way keeps what it wrote (Redis does not roll back), so every
+script checks the types of the keys it writes before its first write.
 """
 
 from __future__ import annotations
 
-__all__ = ["APPLY", "DELETE", "FETCH", "UPSERT"]
+__all__ = ["APPLY", "DELETE", "FETCH", "PRUNE", "UPSERT"]
+
+# An error reply naming `key` if it exists with another type than `want`, else false.
+_CHECK = """
+local function wrong_type(key, want)
+  local t = redis.call('TYPE', key)['ok']
+  if t ~= 'none' and t ~= want then
+    return redis.error_reply('WRONGTYPE ' .. key .. ' holds a ' .. t .. ', not a ' .. want)
+  end
+  return false
+end
+"""
 
 # Returns {} when missing, else {version, state, n, created_at, updated_at, metadata, bodies...}.
 _READ = """
@@ -53,15 +67,17 @@ return read_session(KEYS[1], KEYS[2])
 
 # KEYS: head, msgs, index
 # ARGV: write_id, expected_version, state, base_count, count, updated_at, ttl, nchanged,
-#       (position, body) * nchanged, appended bodies...
-# Returns {new_version}, {-1} missing, {-2, version} stale, {-3, n} log length mismatch.
+#       created_at, (position, body) * nchanged, appended bodies...
+# Returns {new_version}, {-1} missing, {-2, version} stale, {-3, n} log length mismatch,
+# {-4} created at another time (deleted and created again).
 APPLY = (
     _READ
     + """
-local cur = redis.call('HMGET', KEYS[1], 'version', 'write_id', 'n')
+local cur = redis.call('HMGET', KEYS[1], 'version', 'write_id', 'n', 'created_at')
 if not cur[1] then return {-1} end
 if cur[2] == ARGV[1] then return {tonumber(cur[1])} end
 if tonumber(cur[1]) ~= tonumber(ARGV[2]) then return {-2, tonumber(cur[1])} end
+if cur[4] ~= ARGV[9] then return {-4} end
 local base, count = tonumber(ARGV[4]), tonumber(ARGV[5])
 if tonumber(cur[3]) ~= base or redis.call('LLEN', KEYS[2]) ~= base then
   return {-3, redis.call('LLEN', KEYS[2])}
@@ -72,7 +88,7 @@ elseif count < base then
   redis.call('LTRIM', KEYS[2], 0, count - 1)
 end
 local len = math.min(base, count)
-local i = 9
+local i = 10
 for _ = 1, tonumber(ARGV[8]) do
   local pos = tonumber(ARGV[i])
   if pos >= len / 2 then pos = pos - len end
@@ -92,8 +108,12 @@ return {version}
 # ARGV: write_id, replace ('1'/'0'), state, now, ttl, metadata ('' keeps), member, bodies...
 # Returns the session as FETCH does.
 UPSERT = (
-    _READ
+    _CHECK
+    + _READ
     + """
+local bad = wrong_type(KEYS[1], 'hash') or wrong_type(KEYS[2], 'list')
+            or wrong_type(KEYS[3], 'set')
+if bad then return bad end
 local cur = redis.call('HMGET', KEYS[1], 'version', 'write_id')
 local nbodies = #ARGV - 7
 if not cur[1] then
@@ -122,9 +142,27 @@ return read_session(KEYS[1], KEYS[2])
 )
 
 # KEYS: head, msgs, index; ARGV: member. Returns 1 if the session existed.
-DELETE = """
+DELETE = (
+    _CHECK
+    + """
+local bad = wrong_type(KEYS[3], 'set')
+if bad then return bad end
 local existed = redis.call('EXISTS', KEYS[1])
 redis.call('DEL', KEYS[1], KEYS[2])
 redis.call('SREM', KEYS[3], ARGV[1])
 return existed
+"""
+)
+
+# KEYS: index, heads...; ARGV: the index members of those heads, in the same order.
+# Drops the members whose head is gone (expired or deleted) *now*, so a session created
+# again since `list_sessions` read the heads keeps its entry. Returns how many it dropped.
+PRUNE = """
+local dropped = 0
+for i = 1, #ARGV do
+  if redis.call('EXISTS', KEYS[i + 1]) == 0 then
+    dropped = dropped + redis.call('SREM', KEYS[1], ARGV[i])
+  end
+end
+return dropped
 """

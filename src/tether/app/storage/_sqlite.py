@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tether.app.storage._base import StorageBase, conflict, not_found
+from tether.app.storage._base import StorageBase, conflict, not_found, recreated
 from tether.app.storage._codec import decode_metadata, parse_time
 from tether.app.storage._record import (
     SessionDelta,
@@ -19,7 +19,7 @@ from tether.app.storage._record import (
     SessionUpsert,
     StoredSession,
 )
-from tether.errors import SessionCorruptedError, StorageUnavailableError
+from tether.errors import ConfigError, SessionCorruptedError, StorageUnavailableError
 
 if TYPE_CHECKING:
     import aiosqlite
@@ -73,6 +73,16 @@ class SQLiteStorage(StorageBase):
         self, path: str | os.PathLike[str] = DEFAULT_SQLITE_PATH, *, busy_timeout: float = 5.0
     ) -> None:
         super().__init__()
+        if not isinstance(path, str | os.PathLike):
+            raise ConfigError(f"path must be a file path or ':memory:', got {path!r}")
+        if (
+            not isinstance(busy_timeout, int | float)
+            or isinstance(busy_timeout, bool)
+            or not 0 <= busy_timeout < float("inf")
+        ):
+            raise ConfigError(
+                f"busy_timeout must be a number of seconds >= 0, got {busy_timeout!r}"
+            )
         self.path = os.fspath(path)
         self.busy_timeout = busy_timeout
         self._db: aiosqlite.Connection | None = None
@@ -98,13 +108,16 @@ class SQLiteStorage(StorageBase):
             await db.execute("PRAGMA journal_mode = WAL")
             await db.execute("PRAGMA synchronous = NORMAL")
             await db.executescript(_SCHEMA)
-        except sqlite3.Error as exc:
-            await db.close()
-            raise self._unavailable(exc) from exc
+        except BaseException as exc:
+            await db.close()  # no connection (or thread) outlives a failed open
+            if isinstance(exc, sqlite3.Error):
+                raise self._unavailable(exc) from exc
+            raise
         self._db = db
 
     async def _close(self) -> None:
-        db, self._db = self._db, None
+        async with self._lock:  # after the transaction in flight, if any
+            db, self._db = self._db, None
         if db is not None:
             await db.close()
 
@@ -117,29 +130,29 @@ class SQLiteStorage(StorageBase):
 
     @asynccontextmanager
     async def _transaction(self, *, write: bool) -> AsyncIterator[aiosqlite.Connection]:
-        """One transaction at a time on this connection; maps SQLite errors."""
+        """One transaction at a time on this connection; maps SQLite errors.
+
+        Whatever happens, cancellation included, the transaction is committed or rolled
+        back before the next one starts. A cancelled statement (even `BEGIN`) still runs on
+        aiosqlite's thread; the `ROLLBACK` is queued behind it before the cancellation can
+        land (aiosqlite queues a call before its first await), and the thread runs calls in
+        order, so no statement of the next transaction can slip in between.
+        """
         async with self._lock:
             db = self._db
             if db is None:
-                raise StorageUnavailableError(f"{self!r} is closed; open it with `async with`")
+                raise StorageUnavailableError(
+                    f"{self!r} is closed; open it again with `async with storage:`"
+                )
             try:
                 await db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-            except sqlite3.Error as exc:
-                raise self._unavailable(exc) from exc
-            try:
                 yield db
+                await db.execute("COMMIT")
             except BaseException as exc:
-                try:
-                    await db.execute("ROLLBACK")
-                except sqlite3.Error:
-                    pass  # the transaction is already gone; the original error matters
+                await _rollback(db)
                 if isinstance(exc, sqlite3.Error):
                     raise self._unavailable(exc) from exc
                 raise
-            try:
-                await db.execute("COMMIT")
-            except sqlite3.Error as exc:
-                raise self._unavailable(exc) from exc
 
     async def _fetch(self, key: SessionKey) -> StoredSession | None:
         async with self._transaction(write=False) as db:
@@ -155,6 +168,7 @@ class SQLiteStorage(StorageBase):
         )
         rows = list(await cursor.fetchall())
         where = self._where(key)
+        version = _count(key, where, "version", version)
         if len(rows) != n or any(seq != i for i, (seq, _) in enumerate(rows)):
             raise SessionCorruptedError(
                 f"session {key} at {where} should hold {n} messages but holds "
@@ -203,13 +217,15 @@ class SQLiteStorage(StorageBase):
             row = await _one(
                 db,
                 "UPDATE tether_sessions SET version = version + 1, head = ?, n = ?,"
-                f" updated_at = ? WHERE {_BY_KEY} AND version = ? RETURNING sid, version",
+                f" updated_at = ? WHERE {_BY_KEY} AND version = ? AND created_at = ?"
+                " RETURNING sid, version",
                 (
                     delta.head,
                     delta.count,
                     delta.now.isoformat(),
                     *_ids(key),
                     delta.expected_version,
+                    delta.created_at.isoformat(),
                 ),
             )
             if row is None:
@@ -218,6 +234,8 @@ class SQLiteStorage(StorageBase):
                 )
                 if current is None:
                     raise not_found(key)
+                if current[0] == delta.expected_version:
+                    raise recreated(key)
                 raise conflict(key, delta.expected_version, current[0])
             sid, version = row
             if delta.count < delta.base_count:
@@ -258,11 +276,11 @@ class SQLiteStorage(StorageBase):
                     user_id=u,
                     agent_id=a,
                     session_id=s,
-                    version=version,
+                    version=_count(key, where, "version", version),
                     created_at=parse_time(key, where, created),
                     updated_at=parse_time(key, where, updated),
                     metadata=decode_metadata(key, where, meta),
-                    message_count=n,
+                    message_count=_count(key, where, "message count", n),
                 )
             )
         return infos
@@ -273,6 +291,23 @@ def _as_bytes(value: object) -> bytes:
     if isinstance(value, bytes):
         return value
     return str(value).encode()
+
+
+def _count(key: SessionKey, where: str, name: str, value: object) -> int:
+    """A stored version or message count; anything but a non-negative int is corruption."""
+    if isinstance(value, int) and value >= 0:
+        return value
+    raise SessionCorruptedError(
+        f"session {key} at {where} has {name} {value!r}, not a count; other sessions are "
+        "unaffected: delete it with `delete_session` or restore it from a backup"
+    )
+
+
+async def _rollback(db: aiosqlite.Connection) -> None:
+    try:
+        await db.execute("ROLLBACK")
+    except sqlite3.Error:
+        pass  # no transaction is open: it failed to begin, or it committed
 
 
 def _ids(key: SessionKey) -> tuple[str, str, str]:
