@@ -59,6 +59,7 @@ def openai_body(n: int) -> tuple[str, bytes]:
     parts = [
         chunk([{"index": 0, "delta": {"content": TOKEN}, "finish_reason": None}]) for _ in range(n)
     ]
+    parts.append(chunk([{"index": 0, "delta": {}, "finish_reason": "stop"}]))
     parts.append(chunk([], {"prompt_tokens": 10, "completion_tokens": n, "total_tokens": n + 10}))
     return "text/event-stream", ("".join(parts) + "data: [DONE]\n\n").encode()
 
@@ -116,7 +117,9 @@ def gemini_body(n: int) -> tuple[str, bytes]:
         "usageMetadata": {"promptTokenCount": 10, "totalTokenCount": 10},
         "modelVersion": "gemini-2.5-flash",
     }
-    return "text/event-stream", (f"data: {json.dumps(one)}\r\n\r\n" * n).encode()
+    last = {**one, "candidates": [{**one["candidates"][0], "finishReason": "STOP"}]}
+    body = f"data: {json.dumps(one)}\r\n\r\n" * (n - 1) + f"data: {json.dumps(last)}\r\n\r\n"
+    return "text/event-stream", body.encode()
 
 
 def dashscope_body(n: int) -> tuple[str, bytes]:

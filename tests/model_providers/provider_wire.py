@@ -1,8 +1,10 @@
 """Hand-built responses in each provider's published wire format, from one abstract script.
 
 A script is a list of steps: `("text", s)`, `("thinking", s)`, `("signature", s)`,
-`("call", index, id, name)`, `("args", index, piece)`, `("usage", input, output)`, and for
-Anthropic only `("redacted", data)` (a `redacted_thinking` block).
+`("call", index, id, name)`, `("args", index, piece)`, `("usage", input, output)`,
+`("stop", raw_reason)` (the provider's own finish reason, e.g. `"length"`, `"max_tokens"`,
+`"MAX_TOKENS"`; otherwise the normal one), and for Anthropic only `("redacted", data)` (a
+`redacted_thinking` block). Every reply ends with the provider's end-of-answer marker.
 Providers that send whole calls (Gemini, Ollama) get each call complete at its `call`.
 """
 
@@ -68,7 +70,12 @@ def _call_args(script: list[tuple]) -> dict[int, str]:
     return args
 
 
-def _finish(script: list[tuple]) -> str:
+def _finish(script: list[tuple], normal: str | None = None) -> str:
+    given = next((s[1] for s in script if s[0] == "stop"), None)
+    if given is not None:
+        return str(given)
+    if normal is not None:
+        return normal
     return "tool_calls" if any(s[0] == "call" for s in script) else "stop"
 
 
@@ -185,7 +192,7 @@ def anthropic_reply(script: list[tuple]) -> Reply:
     if open_kind is not None:
         pieces.append(_sse_event({"type": "content_block_stop", "index": index}))
     stop = "tool_use" if any(s[0] == "call" for s in script) else "end_turn"
-    end = {"stop_reason": stop, "stop_sequence": None}
+    end = {"stop_reason": _finish(script, stop), "stop_sequence": None}
     pieces.append(
         _sse_event({"type": "message_delta", "delta": end, "usage": {"output_tokens": usage[2]}})
     )
@@ -196,20 +203,12 @@ def anthropic_reply(script: list[tuple]) -> Reply:
 def gemini_reply(script: list[tuple], model: str = "gemini-2.5-flash") -> Reply:
     args = _call_args(script)
 
-    def response(
-        parts: list[dict] | None, usage: dict | None = None, finish: bool = False
-    ) -> bytes:
+    def response(parts: list[dict]) -> bytes:
         body: dict[str, Any] = {"modelVersion": model, "responseId": "r1"}
-        if parts is not None:
-            candidate: dict[str, Any] = {"content": {"parts": parts, "role": "model"}, "index": 0}
-            if finish:
-                candidate["finishReason"] = "STOP"
-            body["candidates"] = [candidate]
-        if usage is not None:
-            body["usageMetadata"] = usage
+        body["candidates"] = [{"content": {"parts": parts, "role": "model"}, "index": 0}]
         return f"data: {json.dumps(body)}\r\n\r\n".encode()
 
-    pieces, signature = [], None
+    pieces, signature, usage = [], None, None
     for step in script:
         kind = step[0]
         if kind == "text":
@@ -236,7 +235,13 @@ def gemini_reply(script: list[tuple], model: str = "gemini-2.5-flash") -> Reply:
             }
             if len(step) > 3:
                 usage["cachedContentTokenCount"] = step[3]
-            pieces.append(response(None, usage=usage))  # usage alone, in a last event
+    # the last event: the finish reason, with the usage (Gemini sends usage on every event;
+    # the last one counts)
+    body: dict[str, Any] = {"modelVersion": model, "responseId": "r1"}
+    body["candidates"] = [{"finishReason": _finish(script, "STOP"), "index": 0}]
+    if usage is not None:
+        body["usageMetadata"] = usage
+    pieces.append(f"data: {json.dumps(body)}\r\n\r\n".encode())
     return Reply(pieces, content_type=SSE, path=f"/v1beta/models/{model}:streamGenerateContent")
 
 
@@ -312,7 +317,13 @@ def ollama_reply(script: list[tuple]) -> Reply:
         elif kind == "usage":
             usage = step
     lines.append(
-        line({}, done=True, done_reason="stop", prompt_eval_count=usage[1], eval_count=usage[2])
+        line(
+            {},
+            done=True,
+            done_reason=_finish(script, "stop"),
+            prompt_eval_count=usage[1],
+            eval_count=usage[2],
+        )
     )
     return Reply(lines, content_type="application/x-ndjson", path="/api/chat")
 

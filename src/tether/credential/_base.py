@@ -21,9 +21,11 @@ class CredentialBase(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     api_key: SecretStr | None = None
-    """The API key; `None` reads it from the environment (see `api_key_env`)."""
+    """The API key; `None` (or a blank one) reads it from the environment (see
+    `api_key_env`). Whitespace around it is dropped."""
     base_url: str | None = None
-    """Endpoint root; `None` reads it from the environment or uses the provider's default."""
+    """Endpoint root; `None` (or blank) reads it from the environment or uses the provider's
+    default."""
 
     provider: ClassVar[str] = ""
     """Provider name used in error messages."""
@@ -35,15 +37,13 @@ class CredentialBase(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _from_environment(cls, data: Any) -> Any:
+        # Whitespace around a value is a paste accident (a key with its newline fails deep
+        # in the HTTP layer as a "connection error"); an empty value is no value.
         values = dict(data) if isinstance(data, dict) else {}
-        if values.get("api_key") is None:
-            key = _first_env(cls.api_key_env)
-            if key is not None:
-                values["api_key"] = key
-        if values.get("base_url") is None:
-            url = _first_env(cls.base_url_env)
-            if url is not None:
-                values["base_url"] = url
+        key = _clean(values.get("api_key"))
+        values["api_key"] = key if key is not None else _first_env(cls.api_key_env)
+        url = _clean(values.get("base_url"))
+        values["base_url"] = url if url is not None else _first_env(cls.base_url_env)
         return values if isinstance(data, dict) or data is None else data
 
     def get_api_key(self) -> str | None:
@@ -63,9 +63,18 @@ class CredentialBase(BaseModel):
     __str__ = __repr__
 
 
+def _clean(value: Any) -> Any:
+    """A given key or URL without surrounding whitespace; `None` if it is blank."""
+    if isinstance(value, SecretStr):
+        value = value.get_secret_value()
+    if isinstance(value, str):
+        return value.strip() or None
+    return value
+
+
 def _first_env(names: tuple[str, ...]) -> str | None:
     for name in names:
-        value = os.environ.get(name)
+        value = (os.environ.get(name) or "").strip()
         if value:
             return value
     return None

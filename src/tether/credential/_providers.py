@@ -33,6 +33,9 @@ class OpenAICredential(CredentialBase):
     provider: ClassVar[str] = "OpenAI"
     api_key_env: ClassVar[tuple[str, ...]] = ("OPENAI_API_KEY",)
     base_url_env: ClassVar[tuple[str, ...]] = ("OPENAI_BASE_URL",)
+    keyless_base_url: ClassVar[bool] = True
+    """Whether an endpoint given by `base_url` may need no key (vLLM, llama.cpp); without
+    one, `EMPTY` is sent there."""
 
 
 class AnthropicCredential(CredentialBase):

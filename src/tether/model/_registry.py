@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import Any, ClassVar
 
+from tether.credential import OpenAICredential
 from tether.errors import UnknownProviderError
 from tether.model._base import ChatModelBase
 
@@ -19,9 +20,28 @@ _PROVIDERS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "deepseek": (
         "tether.model.openai",
         "OpenAIChatModel",
-        {"base_url": "https://api.deepseek.com", "api_key_env": "DEEPSEEK_API_KEY"},
+        {"base_url": "https://api.deepseek.com"},
     ),
 }
+
+
+class _DeepSeekCredential(OpenAICredential):
+    """The DeepSeek key, from `DEEPSEEK_API_KEY` only: `OPENAI_API_KEY` is not for this host."""
+
+    provider: ClassVar[str] = "DeepSeek"
+    api_key_env: ClassVar[tuple[str, ...]] = ("DEEPSEEK_API_KEY",)
+    base_url_env: ClassVar[tuple[str, ...]] = ()
+    keyless_base_url: ClassVar[bool] = False
+
+    def how_to_set(self) -> str:
+        """Where the DeepSeek key goes."""
+        return (
+            "set the DEEPSEEK_API_KEY environment variable, or pass "
+            "`credential=OpenAICredential(api_key=..., base_url='https://api.deepseek.com')`"
+        )
+
+
+_CREDENTIALS: dict[str, type[OpenAICredential]] = {"deepseek": _DeepSeekCredential}
 
 
 def from_string(spec: str, **kwargs: Any) -> ChatModelBase:
@@ -49,16 +69,7 @@ def from_string(spec: str, **kwargs: Any) -> ChatModelBase:
         )
     module, name, defaults = entry
     cls = getattr(importlib.import_module(module), name)
-    defaults = dict(defaults)
-    env = defaults.pop("api_key_env", None)
-    if env is not None and "credential" not in kwargs:
-        kwargs["credential"] = _env_credential(env, defaults.get("base_url"))
+    credential = _CREDENTIALS.get(provider.strip().lower())
+    if credential is not None and "credential" not in kwargs:
+        kwargs["credential"] = credential(base_url=defaults.get("base_url"))
     return cls(model=model.strip(), **{**defaults, **kwargs})  # type: ignore[no-any-return]  # provider class
-
-
-def _env_credential(env: str, base_url: str | None) -> Any:
-    import os
-
-    from tether.credential import OpenAICredential
-
-    return OpenAICredential(api_key=os.environ.get(env), base_url=base_url)

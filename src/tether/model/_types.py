@@ -12,6 +12,8 @@ __all__ = [
     "ChatResponse",
     "ModelDelta",
     "NamedToolChoice",
+    "StopDelta",
+    "StopReason",
     "TextDelta",
     "ThinkingDelta",
     "ToolCallDelta",
@@ -87,7 +89,26 @@ class UsageDelta:
     usage: ChatUsage
 
 
-ModelDelta = TextDelta | ThinkingDelta | ToolCallDelta | UsageDelta
+StopReason = Literal["stop", "length", "content_filter", "other"]
+"""Why the model stopped: it finished (`stop`, also after tool calls), it reached the output
+token limit (`length`: the answer is cut short), the provider withheld or cut the answer
+(`content_filter`), or another reason the provider gave (`other`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StopDelta:
+    """The answer is complete: why the model stopped, in tether's words and the provider's.
+
+    SDK-backed providers yield it last; their stream raises instead when it ends without
+    the provider's end-of-answer marker (the answer was cut short).
+    """
+
+    reason: StopReason
+    raw: str = ""
+    """The provider's own value, e.g. `"max_tokens"` or `"MAX_TOKENS"`."""
+
+
+ModelDelta = TextDelta | ThinkingDelta | ToolCallDelta | UsageDelta | StopDelta
 """What a provider's stream is made of."""
 
 
@@ -98,3 +119,5 @@ class ChatResponse:
     content: list[ContentBlock]
     usage: ChatUsage | None = None
     model_name: str = ""
+    stop_reason: StopReason | None = None
+    """Why the model stopped (`length`: the answer was cut short), if the model said."""

@@ -23,7 +23,14 @@ from tether.model.providers._anthropic_format import (
 )
 from tether.model.providers._base import Opened, ProviderChatModel
 from tether.model.providers._errors import parse_retry_after, status_error
-from tether.model.providers._turns import append_hint, forced_tool_reminder, is_forced, split_turns
+from tether.model.providers._names import ANTHROPIC_NAMES, ToolNames
+from tether.model.providers._turns import (
+    append_hint,
+    forced_tool_reminder,
+    is_forced,
+    sent_choice,
+    split_turns,
+)
 
 __all__ = ["AnthropicChatModel"]
 
@@ -31,13 +38,31 @@ _RETRYABLE_TYPES = ("overloaded_error", "api_error", "rate_limit_error", "timeou
 
 
 class _Usage:
-    """Anthropic reports input tokens at the start and output tokens at the end."""
+    """Token counts and the stop reason of one Anthropic answer.
 
-    __slots__ = ("cache_read", "cache_write", "input", "output", "reported", "thinking")
+    Anthropic reports input tokens at the start, output tokens and the stop reason at the end.
+    """
 
-    def __init__(self) -> None:
+    __slots__ = (
+        "cache_read",
+        "cache_write",
+        "input",
+        "names",
+        "output",
+        "reported",
+        "stop",
+        "thinking",
+    )
+
+    def __init__(self, names: ToolNames | None = None) -> None:
         self.input = self.output = self.cache_read = self.cache_write = self.thinking = 0
         self.reported = False
+        self.stop: str | None = None
+        self.names = names or ToolNames(ANTHROPIC_NAMES)
+
+    def stopped(self) -> str | None:
+        """The stop reason, once `message_delta` (or `message_stop`) arrived."""
+        return self.stop
 
     def finish(self) -> list[ModelDelta]:
         """The usage, if the stream ended without a `message_delta` carrying it."""
@@ -83,7 +108,8 @@ def _event_deltas(event: Any, usage: _Usage) -> list[ModelDelta]:
     if kind == "content_block_start":
         block = event.content_block
         if block.type == "tool_use":
-            return [ToolCallDelta(index=event.index, id=block.id, name=block.name)]
+            name = usage.names.original(block.name)
+            return [ToolCallDelta(index=event.index, id=block.id, name=name)]
         if block.type == "text" and block.text:
             return [TextDelta(block.text)]
         if block.type == "thinking" and block.thinking:
@@ -96,13 +122,18 @@ def _event_deltas(event: Any, usage: _Usage) -> list[ModelDelta]:
         # follows (e.g. `overloaded_error`) look like a broken stream instead of a retry.
         usage.update(event.message.usage)
         return []
-    if kind == "message_delta" and event.usage is not None:
-        usage.reported = True
-        return [UsageDelta(usage.update(event.usage))]
+    if kind == "message_delta":
+        usage.stop = event.delta.stop_reason or usage.stop or "end_turn"
+        if event.usage is not None:
+            usage.reported = True
+            return [UsageDelta(usage.update(event.usage))]
+    elif kind == "message_stop":
+        usage.stop = usage.stop or "end_turn"
     return []
 
 
-def _message_deltas(message: Any) -> list[ModelDelta]:
+def _message_deltas(message: Any, usage: _Usage) -> list[ModelDelta]:
+    usage.stop = message.stop_reason or "end_turn"
     deltas: list[ModelDelta] = []
     for index, block in enumerate(message.content):
         if block.type == "text":
@@ -114,10 +145,13 @@ def _message_deltas(message: Any) -> list[ModelDelta]:
         elif block.type == "tool_use":
             deltas.append(
                 ToolCallDelta(
-                    index=index, id=block.id, name=block.name, arguments=json.dumps(block.input)
+                    index=index,
+                    id=block.id,
+                    name=usage.names.original(block.name),
+                    arguments=json.dumps(block.input),
                 )
             )
-    deltas.append(UsageDelta(_Usage().update(message.usage)))
+    deltas.append(UsageDelta(usage.update(message.usage)))
     return deltas
 
 
@@ -132,6 +166,7 @@ class AnthropicChatModel(ProviderChatModel[AnthropicCredential]):
 
     provider: ClassVar[str] = "Anthropic"
     credential_type: ClassVar[type[AnthropicCredential]] = AnthropicCredential
+    limit_hint: ClassVar[str] = "`AnthropicChatModel(max_tokens=...)`"
 
     def __init__(
         self,
@@ -174,16 +209,19 @@ class AnthropicChatModel(ProviderChatModel[AnthropicCredential]):
 
     def build_params(self, request: ChatRequest) -> dict[str, Any]:
         """The keyword arguments of `messages.create` for `request`."""
+        return self._params(request, ToolNames(ANTHROPIC_NAMES))
+
+    def _params(self, request: ChatRequest, names: ToolNames) -> dict[str, Any]:
         turns = split_turns(request.messages)
         params: dict[str, Any] = {"model": self.model_name, "max_tokens": self.max_tokens}
         if request.tools:
-            params["tools"] = format_anthropic_tools(request)
-            choice = format_anthropic_tool_choice(request.tool_choice)
+            params["tools"] = format_anthropic_tools(request, names)
+            choice = format_anthropic_tool_choice(request.tool_choice, names)
             if self.thinking is not None and is_forced(request):
-                append_hint(turns, forced_tool_reminder(request.tool_choice))
+                append_hint(turns, forced_tool_reminder(sent_choice(request.tool_choice, names)))
                 choice = {"type": "auto"}
             params["tool_choice"] = choice
-        system, messages = format_anthropic_messages(turns)
+        system, messages = format_anthropic_messages(turns, names)
         params["messages"] = messages
         if system:
             params["system"] = system
@@ -196,12 +234,16 @@ class AnthropicChatModel(ProviderChatModel[AnthropicCredential]):
         return params
 
     async def _open(self, request: ChatRequest) -> Opened:
-        params = self.build_params(request)
+        names = ToolNames(ANTHROPIC_NAMES)
+        params = self._params(request, names)
+        usage = _Usage(names)
         if not self.stream_enabled:
-            return Opened([await self.client.messages.create(**params)], _message_deltas)
-        usage = _Usage()
+            message = await self.client.messages.create(**params)
+            return Opened([message], lambda m: _message_deltas(m, usage), usage.stopped)
         events = await self.client.messages.create(**params, stream=True)
-        return Opened(events, lambda event: _event_deltas(event, usage), usage.finish)
+        return Opened(
+            events, lambda event: _event_deltas(event, usage), usage.stopped, usage.finish
+        )
 
     def _map_error(self, error: BaseException) -> ModelError | None:
         import anthropic
@@ -220,6 +262,7 @@ class AnthropicChatModel(ProviderChatModel[AnthropicCredential]):
                 status=status,
                 message=message,
                 how_to_fix_auth=self.credential.how_to_set(),
+                model=self.model_name,
                 code=kind or None,
                 retry_after=parse_retry_after(dict(error.response.headers)),
             )

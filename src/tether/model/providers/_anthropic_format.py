@@ -14,6 +14,7 @@ from tether.message import (
     ToolResultState,
 )
 from tether.model._types import ChatRequest, NamedToolChoice
+from tether.model.providers._names import ANTHROPIC_NAMES, ToolNames
 from tether.model.providers._turns import OPENING_TEXT, Turn, parse_arguments, tool_result_text
 
 __all__ = ["format_anthropic_messages", "format_anthropic_tool_choice", "format_anthropic_tools"]
@@ -41,7 +42,7 @@ def _user_blocks(turn: Turn) -> list[dict[str, Any]]:
     return blocks
 
 
-def _assistant_blocks(turn: Turn) -> list[dict[str, Any]]:
+def _assistant_blocks(turn: Turn, names: ToolNames) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     for block in turn.blocks:
         if isinstance(block, ThinkingBlock):
@@ -59,15 +60,15 @@ def _assistant_blocks(turn: Turn) -> list[dict[str, Any]]:
             blocks.append(
                 {
                     "type": "tool_use",
-                    "id": block.id,
-                    "name": block.name,
+                    "id": names.call_id(block.id),
+                    "name": names.name(block.name),
                     "input": parse_arguments(block.input),
                 }
             )
     return blocks
 
 
-def _tool_result(result: ToolResultBlock) -> dict[str, Any]:
+def _tool_result(result: ToolResultBlock, names: ToolNames) -> dict[str, Any]:
     content: str | list[dict[str, Any]]
     if isinstance(result.output, str):
         content = tool_result_text(result)
@@ -79,23 +80,26 @@ def _tool_result(result: ToolResultBlock) -> dict[str, Any]:
         ]
     return {
         "type": "tool_result",
-        "tool_use_id": result.id,
+        "tool_use_id": names.call_id(result.id),
         "content": content,
         "is_error": result.state is not ToolResultState.SUCCESS,
     }
 
 
-def format_anthropic_messages(turns: list[Turn]) -> tuple[str | None, list[dict[str, Any]]]:
+def format_anthropic_messages(
+    turns: list[Turn], names: ToolNames | None = None
+) -> tuple[str | None, list[dict[str, Any]]]:
     """The `system` text and the alternating user/assistant `messages`."""
+    names = names or ToolNames(ANTHROPIC_NAMES)
     system = "\n\n".join(t.text() for t in turns if t.role == "system") or None
     messages: list[dict[str, Any]] = []
     for turn in turns:
         if turn.role == "system":
             continue
         if turn.role == "assistant":
-            role, blocks = "assistant", _assistant_blocks(turn)
+            role, blocks = "assistant", _assistant_blocks(turn, names)
         elif turn.role == "tool":
-            role, blocks = "user", [_tool_result(r) for r in turn.results]
+            role, blocks = "user", [_tool_result(r, names) for r in turn.results]
         else:
             role, blocks = "user", _user_blocks(turn)
         if not blocks:
@@ -109,11 +113,14 @@ def format_anthropic_messages(turns: list[Turn]) -> tuple[str | None, list[dict[
     return system, messages
 
 
-def format_anthropic_tools(request: ChatRequest) -> list[dict[str, Any]]:
+def format_anthropic_tools(
+    request: ChatRequest, names: ToolNames | None = None
+) -> list[dict[str, Any]]:
     """Tools in the Messages API shape."""
+    names = names or ToolNames(ANTHROPIC_NAMES)
     return [
         {
-            "name": t["name"],
+            "name": names.name(t["name"]),
             "description": t.get("description", ""),
             "input_schema": t.get("parameters") or {"type": "object", "properties": {}},
         }
@@ -121,8 +128,8 @@ def format_anthropic_tools(request: ChatRequest) -> list[dict[str, Any]]:
     ]
 
 
-def format_anthropic_tool_choice(choice: Any) -> dict[str, Any]:
+def format_anthropic_tool_choice(choice: Any, names: ToolNames | None = None) -> dict[str, Any]:
     """`auto` / `none` / `any` / a named tool."""
     if isinstance(choice, NamedToolChoice):
-        return {"type": "tool", "name": choice.name}
+        return {"type": "tool", "name": (names or ToolNames(ANTHROPIC_NAMES)).name(choice.name)}
     return {"type": {"required": "any"}.get(str(choice), str(choice))}

@@ -4,19 +4,23 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 from abc import abstractmethod
 from collections.abc import AsyncIterable, AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, NoReturn, TypeVar
 
 from tether.credential import CredentialBase
 from tether.errors import ModelAuthenticationError, ModelError
 from tether.model._base import ChatModelBase
 from tether.model._types import ChatRequest, ModelDelta
 from tether.model.providers._context import context_length_for
-from tether.model.providers._errors import stream_failure
+from tether.model.providers._errors import redact, stream_ended, stream_failure
+from tether.model.providers._stop import stop_delta
 
 __all__ = ["Opened", "ProviderChatModel"]
+
+logger = logging.getLogger("tether.model")
 
 
 def _nothing() -> list[ModelDelta]:
@@ -25,14 +29,17 @@ def _nothing() -> list[ModelDelta]:
 
 @dataclass(slots=True)
 class Opened:
-    """A provider call in flight: its chunks, and how each becomes deltas.
+    """A provider call in flight: its chunks, how each becomes deltas, and how it ended.
 
     `chunks` is the SDK's async stream, or a list holding the one non-streamed response;
-    `finish` gives the deltas known only at the end (e.g. the last cumulative usage).
+    `stopped` gives the provider's finish reason once its end-of-answer marker arrived
+    (`None` before: a stream that ends then was cut short); `finish` gives the deltas known
+    only at the end (e.g. the last cumulative usage).
     """
 
     chunks: AsyncIterable[Any] | list[Any]
     convert: Callable[[Any], list[ModelDelta]]
+    stopped: Callable[[], str | None]
     finish: Callable[[], list[ModelDelta]] = _nothing
 
 
@@ -50,6 +57,8 @@ class ProviderChatModel(ChatModelBase, Generic[C]):
     provider: ClassVar[str] = ""
     credential_type: ClassVar[type[CredentialBase]]
     requires_api_key: ClassVar[bool] = True
+    limit_hint: ClassVar[str] = "`max_tokens` in `generate_kwargs`"
+    """Where the output token limit is raised, for the warning about a cut-short answer."""
 
     def __init__(
         self,
@@ -105,10 +114,16 @@ class ProviderChatModel(ChatModelBase, Generic[C]):
         """The tether error for an SDK exception, or `None` if it is not an SDK error."""
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[ModelDelta]:
-        """Call the model and yield its answer as deltas, with errors mapped to `tether.errors`."""
+        """Call the model and yield its answer as deltas, with errors mapped to `tether.errors`.
+
+        The last delta is a `StopDelta`. A stream that ends without the provider's
+        end-of-answer marker raises: `ModelRetryableError` if nothing came yet, else
+        `StreamInterruptedError` (a cut-short answer is never passed off as whole).
+        """
         # One generator over the SDK stream: every extra async-generator layer costs a
         # few microseconds per chunk, which is most of tether's share of a fast stream.
         started = False
+        opened: Opened | None = None
         try:
             opened = await self._open(request)
             convert, chunks = opened.convert, opened.chunks
@@ -118,16 +133,40 @@ class ProviderChatModel(ChatModelBase, Generic[C]):
                         started = True
                         yield delta
             else:
-                async for chunk in chunks:
-                    for delta in convert(chunk):
-                        started = True
-                        yield delta
-            for delta in opened.finish():
-                yield delta
+                try:
+                    async for chunk in chunks:
+                        for delta in convert(chunk):
+                            started = True
+                            yield delta
+                finally:
+                    await _close(chunks)  # an early exit must not leave the connection open
         except (asyncio.CancelledError, GeneratorExit):
             raise
         except Exception as error:
-            raise stream_failure(error, self._map_error, self.provider, started=started) from error
+            if opened is None or opened.stopped() is None or not self._transient(error):
+                self._raise(error, started)
+            # The provider had said the answer was whole; a connection lost after that (or
+            # a garbled trailer) loses nothing.
+            logger.debug("%s stream failed after its end marker: %r", self.provider, error)
+        assert opened is not None
+        raw = opened.stopped()
+        if raw is None:
+            self._raise(stream_ended(self.provider), started)
+        for delta in opened.finish():
+            yield delta
+        yield stop_delta(
+            raw, provider=self.provider, model=self.model_name, limit_hint=self.limit_hint
+        )
+
+    def _transient(self, error: Exception) -> bool:
+        failure = stream_failure(error, self._map_error, self.provider, started=False)
+        return self.is_retryable(failure)
+
+    def _raise(self, error: Exception, started: bool) -> NoReturn:
+        failure = stream_failure(error, self._map_error, self.provider, started=started)
+        if redact(failure, self.credential.get_api_key(), error):
+            raise failure from None  # the SDK's own message would show the key
+        raise failure from (None if failure is error else error)
 
     async def aclose(self) -> None:
         """Close the SDK client's connections; the next call opens new ones."""
@@ -143,3 +182,16 @@ class ProviderChatModel(ChatModelBase, Generic[C]):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.model_name!r}>"
+
+
+async def _close(chunks: Any) -> None:
+    """Close an SDK stream (`close()` or `aclose()`, sync or async); never raises."""
+    close = getattr(chunks, "aclose", None) or getattr(chunks, "close", None)
+    if close is None:
+        return
+    try:
+        result = close()
+        if inspect.isawaitable(result):
+            await result
+    except Exception as error:  # closing is best effort: the answer is already decided
+        logger.debug("closing the stream failed: %r", error)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from tether.message import DataBlock, HintBlock, TextBlock, ThinkingBlock, ToolCallBlock
 from tether.model._types import ChatRequest, NamedToolChoice
+from tether.model.providers._names import CHAT_NAMES, ToolNames
 from tether.model.providers._turns import (
     Turn,
     data_url,
@@ -41,16 +43,30 @@ def _user_content(turn: Turn, style: ImageStyle) -> str | list[dict[str, Any]]:
     return parts
 
 
-def _assistant(turn: Turn, reasoning: ReasoningPolicy) -> dict[str, Any]:
+def _arguments(text: str) -> str:
+    """The call's arguments if they are a JSON object, else `{}`.
+
+    A call whose arguments were cut or garbled got an error result the model reads; the
+    text itself cannot go back: DashScope (and strict OpenAI-compatible servers) reject
+    the whole request when `function.arguments` is not JSON.
+    """
+    try:
+        value = json.loads(text) if text.strip() else None
+    except json.JSONDecodeError:
+        return "{}"
+    return text if isinstance(value, dict) else "{}"
+
+
+def _assistant(turn: Turn, reasoning: ReasoningPolicy, names: ToolNames) -> dict[str, Any]:
     text = "".join(b.text for b in turn.blocks if isinstance(b, TextBlock))
     calls = [b for b in turn.blocks if isinstance(b, ToolCallBlock)]
     message: dict[str, Any] = {"role": "assistant", "content": text or None}
     if calls:
         message["tool_calls"] = [
             {
-                "id": c.id,
+                "id": names.call_id(c.id),
                 "type": "function",
-                "function": {"name": c.name, "arguments": c.input or "{}"},
+                "function": {"name": names.name(c.name), "arguments": _arguments(c.input)},
             }
             for c in calls
         ]
@@ -62,17 +78,19 @@ def _assistant(turn: Turn, reasoning: ReasoningPolicy) -> dict[str, Any]:
     return message
 
 
-def _tool_messages(turn: Turn, style: ImageStyle, with_name: bool) -> list[dict[str, Any]]:
+def _tool_messages(
+    turn: Turn, style: ImageStyle, with_name: bool, names: ToolNames
+) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = []
     images: list[dict[str, Any]] = []
     for result in turn.results:
         message: dict[str, Any] = {
             "role": "tool",
-            "tool_call_id": result.id,
+            "tool_call_id": names.call_id(result.id),
             "content": tool_result_text(result),
         }
         if with_name:
-            message["name"] = result.name
+            message["name"] = names.name(result.name)
         messages.append(message)
         data = tool_result_data(result)
         if data:
@@ -92,8 +110,10 @@ def format_chat_messages(
     reasoning: ReasoningPolicy = "auto",
     image_style: ImageStyle = "openai",
     tool_name: bool = False,
+    names: ToolNames | None = None,
 ) -> list[dict[str, Any]]:
-    """Chat-completions messages for `turns`."""
+    """Chat-completions messages for `turns` (tool names and call ids made safe by `names`)."""
+    names = names or ToolNames(CHAT_NAMES)
     messages: list[dict[str, Any]] = []
     for turn in turns:
         if turn.role == "system":
@@ -101,19 +121,20 @@ def format_chat_messages(
         elif turn.role == "user":
             messages.append({"role": "user", "content": _user_content(turn, image_style)})
         elif turn.role == "assistant":
-            messages.append(_assistant(turn, reasoning))
+            messages.append(_assistant(turn, reasoning, names))
         else:
-            messages.extend(_tool_messages(turn, image_style, tool_name))
+            messages.extend(_tool_messages(turn, image_style, tool_name, names))
     return messages
 
 
-def format_chat_tools(request: ChatRequest) -> list[dict[str, Any]]:
+def format_chat_tools(request: ChatRequest, names: ToolNames | None = None) -> list[dict[str, Any]]:
     """Function tools in the chat-completions shape."""
+    names = names or ToolNames(CHAT_NAMES)
     return [
         {
             "type": "function",
             "function": {
-                "name": t["name"],
+                "name": names.name(t["name"]),
                 "description": t.get("description", ""),
                 "parameters": t.get("parameters") or {"type": "object", "properties": {}},
             },
@@ -122,8 +143,9 @@ def format_chat_tools(request: ChatRequest) -> list[dict[str, Any]]:
     ]
 
 
-def format_tool_choice(choice: Any) -> str | dict[str, Any]:
+def format_tool_choice(choice: Any, names: ToolNames | None = None) -> str | dict[str, Any]:
     """`auto`/`none`/`required`, or the named-function form."""
     if isinstance(choice, NamedToolChoice):
-        return {"type": "function", "function": {"name": choice.name}}
+        name = (names or ToolNames(CHAT_NAMES)).name(choice.name)
+        return {"type": "function", "function": {"name": name}}
     return str(choice)

@@ -8,6 +8,7 @@ from typing import Any
 from tether.message import ChatUsage
 from tether.model._types import ModelDelta, TextDelta, ThinkingDelta, ToolCallDelta, UsageDelta
 from tether.model.providers._base import Opened
+from tether.model.providers._names import ToolNames
 
 __all__ = ["ChatChunkParser", "extra", "open_chat_completion"]
 
@@ -32,17 +33,27 @@ class ChatChunkParser:
     """Deltas of one streamed answer's choice 0, with tool calls kept apart.
 
     Calls are merged by their `index`; a new non-empty `id` at an index that already has
-    another call (some servers reuse index 0, or send none) starts a new call.
+    another call (some servers reuse index 0, or send none) starts a new call. A call whose
+    id another call of the answer already has gets a variant, so each result pairs with
+    one call.
     """
 
-    __slots__ = ("_ids", "_last", "_slots", "_usage", "last_usage")
+    __slots__ = ("_ids", "_last", "_names", "_sent", "_slots", "_usage", "last_usage", "stop")
 
-    def __init__(self, usage: Callable[[Any], ChatUsage]) -> None:
+    def __init__(self, usage: Callable[[Any], ChatUsage], names: ToolNames | None = None) -> None:
+        self._names = names
         self._slots: dict[int | None, int] = {}
         self._ids: dict[int, str] = {}
+        self._sent: dict[int, str] = {}  # the id each call got, unique within the answer
         self._last = -1
         self._usage = usage
         self.last_usage: Any = None
+        self.stop: str | None = None
+        """The finish reason, once the chunk carrying it arrived."""
+
+    def stopped(self) -> str | None:
+        """The finish reason, or `None` while the answer is not complete."""
+        return self.stop
 
     def chunk(self, chunk: Any) -> list[ModelDelta]:
         """The deltas of one streamed chunk; its usage is kept for `finish`."""
@@ -50,13 +61,22 @@ class ChatChunkParser:
         if usage is not None:
             self.last_usage = usage  # DashScope repeats a cumulative count in every frame
         for choice in chunk.choices:
-            if choice.index == 0 and choice.delta is not None:
-                return self.message(choice.delta)
+            if choice.index == 0:
+                reason = choice.finish_reason
+                if reason is not None and reason != "null":  # DashScope sends the string "null"
+                    self.stop = reason
+                if choice.delta is not None:
+                    return self.message(choice.delta)
         return []
 
     def completion(self, completion: Any) -> list[ModelDelta]:
         """The deltas of a whole (non-streamed) completion."""
-        deltas = self.message(completion.choices[0].message) if completion.choices else []
+        deltas: list[ModelDelta] = []
+        if completion.choices:
+            choice = completion.choices[0]
+            deltas = self.message(choice.message)
+            reason = choice.finish_reason
+            self.stop = reason if reason and reason != "null" else "stop"
         if completion.usage is not None:
             deltas.append(UsageDelta(self._usage(completion.usage)))
         return deltas
@@ -81,6 +101,15 @@ class ChatChunkParser:
             self._ids.setdefault(slot, call_id)
         return slot
 
+    def _unique(self, slot: int, call_id: str) -> str:
+        """`call_id`, or a variant if another call of this answer already has it."""
+        sent = self._sent.get(slot)
+        if sent is None:
+            taken = set(self._sent.values())
+            sent = call_id if call_id not in taken else f"{call_id}_{slot}"
+            self._sent[slot] = sent
+        return sent
+
     def message(self, message: Any) -> list[ModelDelta]:
         """The deltas of a delta (streaming) or a whole message (non-streaming)."""
         content = message.content
@@ -98,10 +127,13 @@ class ChatChunkParser:
             name = getattr(fn, "name", None) if fn is not None else None
             args = getattr(fn, "arguments", None) if fn is not None else None
             call_id = call.id or None
+            if name and self._names is not None:
+                name = self._names.original(name)
+            slot = self._slot(getattr(call, "index", None), call_id)
             deltas.append(
                 ToolCallDelta(
-                    index=self._slot(getattr(call, "index", None), call_id),
-                    id=call_id,
+                    index=slot,
+                    id=None if call_id is None else self._unique(slot, call_id),
                     name=name or None,
                     arguments=args if isinstance(args, str) else "",
                 )
@@ -110,11 +142,14 @@ class ChatChunkParser:
 
 
 async def open_chat_completion(
-    client: Any, params: dict[str, Any], usage: Any, *, stream: bool
+    client: Any, params: dict[str, Any], usage: Any, *, stream: bool, names: ToolNames | None = None
 ) -> Opened:
-    """Send a chat-completions request (OpenAI or DashScope compatible) and wrap the answer."""
-    parser = ChatChunkParser(usage)
+    """Send a chat-completions request (OpenAI or DashScope compatible) and wrap the answer.
+
+    `names` maps the tool names the model calls back to the toolkit's.
+    """
+    parser = ChatChunkParser(usage, names)
     answer = await client.chat.completions.create(**params)
     if not stream:
-        return Opened([answer], parser.completion)
-    return Opened(answer, parser.chunk, parser.finish)
+        return Opened([answer], parser.completion, parser.stopped)
+    return Opened(answer, parser.chunk, parser.stopped, parser.finish)

@@ -22,7 +22,14 @@ from tether.model.providers._chat_format import (
 )
 from tether.model.providers._chat_stream import open_chat_completion
 from tether.model.providers._errors import parse_retry_after, status_error
-from tether.model.providers._turns import append_hint, forced_tool_reminder, is_forced, split_turns
+from tether.model.providers._names import CHAT_NAMES, ToolNames
+from tether.model.providers._turns import (
+    append_hint,
+    forced_tool_reminder,
+    is_forced,
+    sent_choice,
+    split_turns,
+)
 
 __all__ = ["DashScopeChatModel"]
 
@@ -95,17 +102,24 @@ class DashScopeChatModel(ProviderChatModel[DashScopeCredential]):
 
     def build_params(self, request: ChatRequest) -> dict[str, Any]:
         """The keyword arguments of `chat.completions.create` for `request`."""
+        return self._params(request, ToolNames(CHAT_NAMES))
+
+    def _params(self, request: ChatRequest, names: ToolNames) -> dict[str, Any]:
         turns = split_turns(request.messages)
         params: dict[str, Any] = {"model": self.model_name, "stream": self.stream_enabled}
         if request.tools:
-            params["tools"] = format_chat_tools(request)
+            params["tools"] = format_chat_tools(request, names)
             choice = request.tool_choice
             if is_forced(request) and (self.thinking or not isinstance(choice, NamedToolChoice)):
-                append_hint(turns, forced_tool_reminder(choice))
+                append_hint(turns, forced_tool_reminder(sent_choice(choice, names)))
                 choice = "auto"
-            params["tool_choice"] = format_tool_choice(choice)
+            params["tool_choice"] = format_tool_choice(choice, names)
         params["messages"] = format_chat_messages(
-            turns, reasoning=self.send_reasoning, image_style="dashscope", tool_name=True
+            turns,
+            reasoning=self.send_reasoning,
+            image_style="dashscope",
+            tool_name=True,
+            names=names,
         )
         if self.thinking is not None:
             params["enable_thinking"] = bool(self.thinking)
@@ -115,8 +129,11 @@ class DashScopeChatModel(ProviderChatModel[DashScopeCredential]):
         return params
 
     async def _open(self, request: ChatRequest) -> Opened:
-        params = self.build_params(request)
-        return await open_chat_completion(self.client, params, _usage, stream=self.stream_enabled)
+        names = ToolNames(CHAT_NAMES)
+        params = self._params(request, names)
+        return await open_chat_completion(
+            self.client, params, _usage, stream=self.stream_enabled, names=names
+        )
 
     def _map_error(self, error: BaseException) -> ModelError | None:
         from dashscope.v2 import errors
@@ -135,6 +152,7 @@ class DashScopeChatModel(ProviderChatModel[DashScopeCredential]):
             status=status,
             message=message,
             how_to_fix_auth=self.credential.how_to_set(),
+            model=self.model_name,
             code=code or None,
             retry_after=parse_retry_after(dict(error.headers or {})),
         )

@@ -24,6 +24,7 @@ from tether.model.providers._gemini_format import (
     format_gemini,
     format_gemini_tools,
 )
+from tether.model.providers._names import GEMINI_NAMES, ToolNames
 from tether.model.providers._turns import split_turns
 
 __all__ = ["GeminiChatModel"]
@@ -39,21 +40,40 @@ def _usage(meta: Any) -> ChatUsage:
     )
 
 
+def _name(value: Any) -> str:
+    """An SDK enum member's wire name (`"MAX_TOKENS"`)."""
+    return str(getattr(value, "value", value))
+
+
 class _Parser:
     """Deltas of Gemini responses; each `functionCall` part is one whole call."""
 
-    __slots__ = ("calls", "usage")
+    __slots__ = ("calls", "names", "stop", "usage")
 
-    def __init__(self) -> None:
+    def __init__(self, names: ToolNames) -> None:
+        self.names = names
         self.calls = 0
         self.usage: Any = None
+        self.stop: str | None = None
+
+    def stopped(self) -> str | None:
+        """The finish reason (or the prompt's block reason), once it arrived."""
+        return self.stop
 
     def parse(self, response: Any) -> list[ModelDelta]:
         deltas: list[ModelDelta] = []
         candidates = response.candidates
-        if candidates and candidates[0].content is not None:
-            for part in candidates[0].content.parts or ():
-                deltas.extend(self._part(part))
+        if candidates:
+            candidate = candidates[0]
+            if candidate.content is not None:
+                for part in candidate.content.parts or ():
+                    deltas.extend(self._part(part))
+            if candidate.finish_reason is not None:
+                self.stop = _name(candidate.finish_reason)
+        else:
+            feedback = response.prompt_feedback
+            if feedback is not None and feedback.block_reason is not None:
+                self.stop = _name(feedback.block_reason)  # the prompt itself was refused
         if response.usage_metadata is not None:
             self.usage = response.usage_metadata  # sent with every event; the last one counts
         return deltas
@@ -74,7 +94,7 @@ class _Parser:
                 ToolCallDelta(
                     index=self.calls - 1,
                     id=call.id or None,
-                    name=call.name or "",
+                    name=self.names.original(call.name or ""),
                     arguments=json.dumps(call.args or {}),
                     metadata={SIGNATURE_KEY: signature} if signature else None,
                 )
@@ -98,6 +118,7 @@ class GeminiChatModel(ProviderChatModel[GeminiCredential]):
 
     provider: ClassVar[str] = "Gemini"
     credential_type: ClassVar[type[GeminiCredential]] = GeminiCredential
+    limit_hint: ClassVar[str] = "`max_output_tokens` in `generate_kwargs`"
 
     def __init__(
         self,
@@ -136,18 +157,23 @@ class GeminiChatModel(ProviderChatModel[GeminiCredential]):
             retry_options=types.HttpRetryOptions(attempts=1),
             httpx_async_client=httpx.AsyncClient(timeout=httpx.Timeout(600.0, connect=10.0)),
         )
-        return genai.Client(api_key=self._api_key(), http_options=options)
+        # `vertexai=False`: the SDK would switch to Vertex AI (other URLs, other auth) when
+        # GOOGLE_GENAI_USE_VERTEXAI is set; this model is the Gemini Developer API.
+        return genai.Client(vertexai=False, api_key=self._api_key(), http_options=options)
 
     def build_params(self, request: ChatRequest) -> dict[str, Any]:
         """The keyword arguments of `models.generate_content[_stream]` for `request`."""
+        return self._params(request, ToolNames(GEMINI_NAMES))
+
+    def _params(self, request: ChatRequest, names: ToolNames) -> dict[str, Any]:
         from google.genai import types
 
-        system, contents = format_gemini(split_turns(request.messages))
+        system, contents = format_gemini(split_turns(request.messages), names)
         config: dict[str, Any] = {}
         if system:
             config["system_instruction"] = system
         if request.tools:
-            config["tools"], config["tool_config"] = format_gemini_tools(request)
+            config["tools"], config["tool_config"] = format_gemini_tools(request, names)
         elif request.structured_schema is not None:
             config["response_mime_type"] = "application/json"
             config["response_json_schema"] = request.structured_schema
@@ -164,12 +190,15 @@ class GeminiChatModel(ProviderChatModel[GeminiCredential]):
         }
 
     async def _open(self, request: ChatRequest) -> Opened:
-        params = self.build_params(request)
+        names = ToolNames(GEMINI_NAMES)
+        params = self._params(request, names)
         models = self.client.aio.models
-        parser = _Parser()
+        parser = _Parser(names)
         if not self.stream_enabled:
-            return Opened([await models.generate_content(**params)], parser.parse_whole)
-        return Opened(await models.generate_content_stream(**params), parser.parse, parser.finish)
+            answer = await models.generate_content(**params)
+            return Opened([answer], parser.parse_whole, parser.stopped)
+        stream = await models.generate_content_stream(**params)
+        return Opened(stream, parser.parse, parser.stopped, parser.finish)
 
     def _map_error(self, error: BaseException) -> ModelError | None:
         from google.genai import errors
@@ -185,6 +214,7 @@ class GeminiChatModel(ProviderChatModel[GeminiCredential]):
             status=status,
             message=f"{message} ({error.status})" if error.status else message,
             how_to_fix_auth=self.credential.how_to_set(),
+            model=self.model_name,
             retry_after=_retry_after(error),
         )
 

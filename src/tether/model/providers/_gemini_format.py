@@ -21,6 +21,7 @@ from tether.message import (
     ToolResultState,
 )
 from tether.model._types import ChatRequest, NamedToolChoice
+from tether.model.providers._names import GEMINI_NAMES, ToolNames
 from tether.model.providers._turns import (
     OPENING_TEXT,
     Turn,
@@ -70,7 +71,7 @@ def _user_parts(types: Any, turn: Turn) -> list[Any]:
     return parts
 
 
-def _model_parts(types: Any, turn: Turn) -> list[Any]:
+def _model_parts(types: Any, turn: Turn, names: ToolNames) -> list[Any]:
     parts: list[Any] = []
     pending: bytes | None = None
     for block in turn.blocks:
@@ -82,7 +83,7 @@ def _model_parts(types: Any, turn: Turn) -> list[Any]:
             part = types.Part(text=block.text)
         elif isinstance(block, ToolCallBlock):
             call = types.FunctionCall(
-                id=block.id, name=block.name, args=parse_arguments(block.input)
+                id=block.id, name=names.name(block.name), args=parse_arguments(block.input)
             )
             part = types.Part(function_call=call)
             own = block.metadata.get(SIGNATURE_KEY)
@@ -98,31 +99,34 @@ def _model_parts(types: Any, turn: Turn) -> list[Any]:
     return parts
 
 
-def _result_parts(types: Any, turn: Turn) -> list[Any]:
+def _result_parts(types: Any, turn: Turn, names: ToolNames) -> list[Any]:
     parts: list[Any] = []
     for result in turn.results:
         key = "error" if result.state is ToolResultState.ERROR else "output"
         response = types.FunctionResponse(
-            id=result.id, name=result.name, response={key: tool_result_text(result)}
+            id=result.id, name=names.name(result.name), response={key: tool_result_text(result)}
         )
         parts.append(types.Part(function_response=response))
         parts.extend(_data_part(types, b) for b in tool_result_data(result))
     return parts
 
 
-def format_gemini(turns: list[Turn]) -> tuple[str | None, list[Any]]:
+def format_gemini(
+    turns: list[Turn], names: ToolNames | None = None
+) -> tuple[str | None, list[Any]]:
     """The system instruction and the `Content` list for `turns`."""
     from google.genai import types
 
+    names = names or ToolNames(GEMINI_NAMES)
     system = "\n\n".join(t.text() for t in turns if t.role == "system") or None
     contents: list[Any] = []
     for turn in turns:
         if turn.role == "system":
             continue
         if turn.role == "assistant":
-            role, parts = "model", _model_parts(types, turn)
+            role, parts = "model", _model_parts(types, turn, names)
         elif turn.role == "tool":
-            role, parts = "user", _result_parts(types, turn)
+            role, parts = "user", _result_parts(types, turn, names)
         else:
             role, parts = "user", _user_parts(types, turn)
         if not parts:
@@ -136,13 +140,16 @@ def format_gemini(turns: list[Turn]) -> tuple[str | None, list[Any]]:
     return system, contents
 
 
-def format_gemini_tools(request: ChatRequest) -> tuple[list[Any], Any]:
+def format_gemini_tools(
+    request: ChatRequest, names: ToolNames | None = None
+) -> tuple[list[Any], Any]:
     """The function declarations and the tool config."""
     from google.genai import types
 
+    names = names or ToolNames(GEMINI_NAMES)
     declarations = [
         types.FunctionDeclaration(
-            name=t["name"],
+            name=names.name(t["name"]),
             description=t.get("description", ""),
             parameters_json_schema=t.get("parameters") or {"type": "object", "properties": {}},
         )
@@ -150,7 +157,8 @@ def format_gemini_tools(request: ChatRequest) -> tuple[list[Any], Any]:
     ]
     choice = request.tool_choice
     if isinstance(choice, NamedToolChoice):
-        config = types.FunctionCallingConfig(mode="ANY", allowed_function_names=[choice.name])
+        allowed = [names.name(choice.name)]
+        config = types.FunctionCallingConfig(mode="ANY", allowed_function_names=allowed)
     else:
         mode = {"auto": "AUTO", "none": "NONE", "required": "ANY"}[str(choice)]
         config = types.FunctionCallingConfig(mode=mode)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from contextvars import ContextVar
 from typing import Any, ClassVar
 
 from tether.credential import OllamaCredential
@@ -18,7 +19,8 @@ from tether.model._types import (
 )
 from tether.model.providers._base import Opened, ProviderChatModel
 from tether.model.providers._chat_format import format_chat_tools
-from tether.model.providers._errors import status_error
+from tether.model.providers._errors import parse_retry_after, status_error
+from tether.model.providers._names import ANY_NAMES, ToolNames
 from tether.model.providers._turns import (
     Turn,
     append_hint,
@@ -33,6 +35,16 @@ from tether.model.providers._turns import (
 __all__ = ["OllamaChatModel", "format_ollama_messages"]
 
 _DEFAULT_HOST = "http://127.0.0.1:11434"
+
+_RETRY_AFTER: ContextVar[float | None] = ContextVar("tether_ollama_retry_after", default=None)
+"""The `Retry-After` of the last answer in this task: `ollama.ResponseError` drops headers."""
+
+
+async def _note_retry_after(response: Any) -> None:
+    # An httpx response hook: it runs in the task that made the request, so the value is
+    # the one of that task's own call even when calls run concurrently.
+    hint = parse_retry_after(dict(response.headers)) if response.status_code >= 400 else None
+    _RETRY_AFTER.set(hint)
 
 
 def _images(blocks: list[Any]) -> tuple[list[str], list[str]]:
@@ -71,8 +83,9 @@ def _turn_messages(turn: Turn) -> list[dict[str, Any]]:
         return [message]
     messages = []
     for result in turn.results:
-        message = {"role": "tool", "content": tool_result_text(result), "tool_name": result.name}
-        images = [b.source.data for b in tool_result_data(result) if b.source.type == "base64"]
+        images, urls = _images(tool_result_data(result))
+        content = "\n".join([tool_result_text(result), *urls])
+        message = {"role": "tool", "content": content, "tool_name": result.name}
         if images:
             message["images"] = images
         messages.append(message)
@@ -91,10 +104,15 @@ def _usage(response: Any) -> ChatUsage:
 
 
 class _Parser:
-    __slots__ = ("calls",)
+    __slots__ = ("calls", "stop")
 
     def __init__(self) -> None:
         self.calls = 0
+        self.stop: str | None = None
+
+    def stopped(self) -> str | None:
+        """The `done_reason`, once the `done` line arrived."""
+        return self.stop
 
     def parse(self, response: Any) -> list[ModelDelta]:
         deltas: list[ModelDelta] = []
@@ -114,6 +132,7 @@ class _Parser:
                     )
                 )
         if response.done:
+            self.stop = response.done_reason or "stop"
             deltas.append(UsageDelta(_usage(response)))
         return deltas
 
@@ -128,6 +147,7 @@ class OllamaChatModel(ProviderChatModel[OllamaCredential]):
     provider: ClassVar[str] = "Ollama"
     credential_type: ClassVar[type[OllamaCredential]] = OllamaCredential
     requires_api_key: ClassVar[bool] = False
+    limit_hint: ClassVar[str] = '`generate_kwargs={"options": {"num_predict": ...}}`'
 
     def __init__(
         self,
@@ -159,14 +179,15 @@ class OllamaChatModel(ProviderChatModel[OllamaCredential]):
             raise MissingDependencyError("ollama", "ollama", "OllamaChatModel") from error
         key = self.credential.get_api_key()
         headers = {"Authorization": f"Bearer {key}"} if key else None
-        return ollama.AsyncClient(host=self.base_url, headers=headers)
+        hooks = {"response": [_note_retry_after]}
+        return ollama.AsyncClient(host=self.base_url, headers=headers, event_hooks=hooks)
 
     def build_params(self, request: ChatRequest) -> dict[str, Any]:
         """The keyword arguments of `AsyncClient.chat` for `request`."""
         turns = split_turns(request.messages)
         params: dict[str, Any] = {"model": self.model_name, "stream": self.stream_enabled}
         if request.tools and request.tool_choice != "none":
-            params["tools"] = [t for t in format_chat_tools(request)]
+            params["tools"] = format_chat_tools(request, ToolNames(ANY_NAMES))
             if is_forced(request):
                 append_hint(turns, forced_tool_reminder(request.tool_choice))
         elif request.structured_schema is not None and not request.tools:
@@ -183,17 +204,23 @@ class OllamaChatModel(ProviderChatModel[OllamaCredential]):
         params = self.build_params(request)
         parser = _Parser()
         answer = await self.client.chat(**params)
-        return Opened([answer] if not self.stream_enabled else answer, parser.parse)
+        chunks = [answer] if not self.stream_enabled else answer
+        return Opened(chunks, parser.parse, parser.stopped)
 
     def _map_error(self, error: BaseException) -> ModelError | None:
         import ollama
 
         if isinstance(error, ollama.ResponseError):
             hint = "set `OllamaCredential(api_key=...)` or OLLAMA_API_KEY for a hosted server"
+            # An `{"error": ...}` line inside a stream has no status (the SDK says -1): the
+            # server failed while generating (runner crashed, out of memory), like a 500.
+            status = error.status_code if error.status_code > 0 else 500
             return status_error(
                 provider=self.provider,
-                status=error.status_code,
+                status=status,
                 message=error.error,
                 how_to_fix_auth=hint,
+                model=self.model_name,
+                retry_after=_RETRY_AFTER.get() if error.status_code > 0 else None,
             )
         return None

@@ -17,6 +17,7 @@ from tether.model.providers._chat_format import (
 )
 from tether.model.providers._chat_stream import extra, open_chat_completion
 from tether.model.providers._errors import parse_retry_after, status_error
+from tether.model.providers._names import CHAT_NAMES, ToolNames
 from tether.model.providers._turns import split_turns
 
 __all__ = ["OpenAIChatModel", "openai_usage"]
@@ -53,6 +54,7 @@ class OpenAIChatModel(ProviderChatModel[OpenAICredential]):
 
     provider: ClassVar[str] = "OpenAI"
     credential_type: ClassVar[type[OpenAICredential]] = OpenAICredential
+    limit_hint: ClassVar[str] = "`max_completion_tokens` (or `max_tokens`) in `generate_kwargs`"
 
     def __init__(
         self,
@@ -85,23 +87,27 @@ class OpenAIChatModel(ProviderChatModel[OpenAICredential]):
         key = self.credential.get_api_key()
         if key is None:
             # A self-hosted endpoint (vLLM, llama.cpp) often needs no key; OpenAI does.
-            key = "EMPTY" if self.base_url else self._api_key()
+            keyless = self.base_url and self.credential.keyless_base_url
+            key = "EMPTY" if keyless else self._api_key()
         return openai.AsyncOpenAI(api_key=key, base_url=self.base_url, max_retries=0)
 
     def build_params(self, request: ChatRequest) -> dict[str, Any]:
         """The keyword arguments of `chat.completions.create` for `request`."""
+        return self._params(request, ToolNames(CHAT_NAMES))
+
+    def _params(self, request: ChatRequest, names: ToolNames) -> dict[str, Any]:
         params: dict[str, Any] = {
             "model": self.model_name,
             "messages": format_chat_messages(
-                split_turns(request.messages), reasoning=self.send_reasoning
+                split_turns(request.messages), reasoning=self.send_reasoning, names=names
             ),
             "stream": self.stream_enabled,
         }
         if self.stream_enabled:
             params["stream_options"] = {"include_usage": True}
         if request.tools:
-            params["tools"] = format_chat_tools(request)
-            params["tool_choice"] = format_tool_choice(request.tool_choice)
+            params["tools"] = format_chat_tools(request, names)
+            params["tool_choice"] = format_tool_choice(request.tool_choice, names)
         elif request.structured_schema is not None:
             params["response_format"] = {
                 "type": "json_schema",
@@ -113,16 +119,21 @@ class OpenAIChatModel(ProviderChatModel[OpenAICredential]):
         return params
 
     async def _open(self, request: ChatRequest) -> Opened:
-        params = self.build_params(request)
+        names = ToolNames(CHAT_NAMES)
+        params = self._params(request, names)
         return await open_chat_completion(
-            self.client, params, openai_usage, stream=self.stream_enabled
+            self.client, params, openai_usage, stream=self.stream_enabled, names=names
         )
 
     def _map_error(self, error: BaseException) -> ModelError | None:
-        return map_openai_error(error, self.provider, self.credential.how_to_set())
+        return map_openai_error(
+            error, self.provider, self.credential.how_to_set(), model=self.model_name
+        )
 
 
-def map_openai_error(error: BaseException, provider: str, how_to_fix: str) -> ModelError | None:
+def map_openai_error(
+    error: BaseException, provider: str, how_to_fix: str, *, model: str | None = None
+) -> ModelError | None:
     """The tether error for an `openai` SDK exception."""
     import openai
 
@@ -137,6 +148,7 @@ def map_openai_error(error: BaseException, provider: str, how_to_fix: str) -> Mo
             how_to_fix_auth=how_to_fix,
             code=str(inner.get("code") or "") or None,
             retry_after=parse_retry_after(dict(error.response.headers)),
+            model=model,
         )
     if isinstance(error, openai.APIConnectionError):  # includes APITimeoutError
         return ModelRetryableError(f"{provider} connection failed: {error}")

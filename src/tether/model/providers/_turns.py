@@ -32,6 +32,7 @@ __all__ = [
     "forced_tool_reminder",
     "is_forced",
     "parse_arguments",
+    "sent_choice",
     "split_turns",
     "tool_result_data",
     "tool_result_text",
@@ -149,6 +150,13 @@ def forced_tool_reminder(choice: NamedToolChoice | str) -> str:
     if isinstance(choice, NamedToolChoice):
         return f"Reply now by calling the tool `{choice.name}`; do not answer with plain text."
     return "Reply now by calling one of the available tools; do not answer with plain text."
+
+
+def sent_choice(choice: NamedToolChoice | str, names: Any) -> NamedToolChoice | str:
+    """`choice` with the tool's name as the request sends it (`names`: a `ToolNames`)."""
+    return (
+        NamedToolChoice(names.name(choice.name)) if isinstance(choice, NamedToolChoice) else choice
+    )
 
 
 def append_hint(turns: list[Turn], text: str) -> None:
