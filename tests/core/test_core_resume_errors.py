@@ -125,3 +125,150 @@ def test_a_bad_text_rule_is_a_typed_error(bad: str) -> None:
 
     with pytest.raises(PermissionRuleError, match="permission rule"):
         PermissionContext(allow_rules=[bad])
+
+
+async def paused_external() -> tuple[Agent, object]:
+    model = ScriptedChatModel(
+        [AssistantMsg("a", [call("remote", {"n": 1}, id="x1")]), AssistantMsg("a", "done")]
+    )
+    agent = Agent(
+        name="bot", system_prompt="p", model=model, toolkit=Toolkit(tools=[delete, remote])
+    )
+    events = [e async for e in agent.reply_stream(UserMsg("user", "x"))]
+    return agent, events[-1]
+
+
+def confirm_with(reply_id: str, tool_call: ToolCallBlock) -> UserConfirmResultEvent:
+    return UserConfirmResultEvent(
+        reply_id=reply_id, confirm_results=[ConfirmResult(confirmed=True, tool_call=tool_call)]
+    )
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        ({"name": "remote"}, "is a call of 'delete'"),
+        ({"input": "{not json"}, "not a JSON object"),
+        ({"input": "[1, 2]"}, "not a JSON object"),
+    ],
+)
+async def test_a_confirmation_that_changes_the_call_badly_is_refused(
+    edit: dict, message: str
+) -> None:
+    agent, pause = await paused_agent()
+    before = agent.state.model_dump_json()
+    changed = pause.tool_calls[0].model_copy(update=edit)
+    with pytest.raises(ResumeError, match=message):
+        await agent.reply(confirm_with(pause.reply_id, changed))
+    assert agent.state.model_dump_json() == before
+    assert len(agent.model.calls) == 1  # the model was not asked again
+
+
+@pytest.mark.parametrize(
+    "result, message",
+    [
+        (ToolResultBlock(id="x1", name="delete", output="r"), "is a call of 'remote'"),
+        (ToolResultBlock(id="x1", name="remote", output="r", state="running"), "running"),
+    ],
+)
+async def test_a_bad_external_result_is_refused(result: ToolResultBlock, message: str) -> None:
+    agent, pause = await paused_external()
+    before = agent.state.model_dump_json()
+    event = ExternalExecutionResultEvent(reply_id=pause.reply_id, execution_results=[result])
+    with pytest.raises(ResumeError, match=message):
+        await agent.reply(event)
+    assert agent.state.model_dump_json() == before
+
+
+async def test_resume_events_go_to_reply_alone() -> None:
+    agent, pause = await paused_agent()
+    before = agent.state.model_dump_json()
+    event = confirm(pause.reply_id, "c1")
+    with pytest.raises(InvalidInputError, match="pass it to `reply`"):
+        await agent.observe(event)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="alone, not in a list"):
+        await agent.reply([event])  # type: ignore[list-item]
+    assert agent.state.model_dump_json() == before
+
+
+async def test_the_same_resume_event_twice() -> None:
+    from tether.errors import ModelAuthenticationError
+
+    ran: list[str] = []
+
+    @tool(requires_confirmation=True)
+    def wipe(path: str) -> str:
+        """Wipe."""
+        ran.append(path)
+        return "wiped"
+
+    model = ScriptedChatModel(
+        [
+            AssistantMsg("a", [call("wipe", {"path": "a"}, id="c1")]),
+            ModelAuthenticationError("bad key"),
+            AssistantMsg("a", "done"),
+        ]
+    )
+    agent = Agent(name="bot", system_prompt="p", model=model, toolkit=Toolkit(tools=[wipe]))
+    pause = [e async for e in agent.reply_stream(UserMsg("user", "x"))][-1]
+    event = UserConfirmResultEvent(
+        reply_id=pause.reply_id,
+        confirm_results=[ConfirmResult(confirmed=True, tool_call=pause.tool_calls[0])],
+    )
+    with pytest.raises(ModelAuthenticationError):
+        await agent.reply(event)  # the call ran; the next model call failed
+    before = agent.state.model_dump_json()
+    with pytest.raises(ResumeError, match=r"reply\(None\)"):
+        await agent.reply(event)
+    assert agent.state.model_dump_json() == before
+    assert (await agent.reply(None)).get_text_content() == "done"
+    with pytest.raises(NothingToResumeError):
+        await agent.reply(event)
+    assert ran == ["a"]  # exactly once
+
+
+async def test_confirming_some_of_the_waiting_calls_pauses_again_for_the_rest() -> None:
+    @tool(is_concurrency_safe=True, requires_confirmation=True)
+    def risky(n: int) -> str:
+        """Needs confirmation."""
+        return f"ok {n}"
+
+    model = ScriptedChatModel(
+        [
+            AssistantMsg("a", [call("risky", {"n": 1}, id="r1"), call("risky", {"n": 2}, id="r2")]),
+            AssistantMsg("a", "done"),
+        ]
+    )
+    agent = Agent(name="bot", system_prompt="p", model=model, toolkit=Toolkit(tools=[risky]))
+    pause = [e async for e in agent.reply_stream(UserMsg("user", "x"))][-1]
+    first = UserConfirmResultEvent(
+        reply_id=pause.reply_id,
+        confirm_results=[ConfirmResult(confirmed=True, tool_call=pause.tool_calls[0])],
+    )
+    again = [e async for e in agent.reply_stream(first)]
+    assert [c.id for c in again[-1].tool_calls] == ["r2"]
+    assert [r.id for r in agent.state.reply_msg().tool_results] == ["r1"]
+    final = await agent.reply(confirm_with(pause.reply_id, again[-1].tool_calls[0]))
+    assert [r.get_text() for r in final.tool_results] == ["ok 1", "ok 2"]
+
+
+async def test_observing_closes_a_reply_left_unfinished_first() -> None:
+    from tether.errors import ModelAuthenticationError
+
+    @tool
+    def look(n: int) -> str:
+        """Look."""
+        return f"seen {n}"
+
+    model = ScriptedChatModel(
+        [AssistantMsg("a", [call("look", {"n": 1}, id="l1")]), ModelAuthenticationError("bad")]
+    )
+    agent = Agent(name="bot", system_prompt="p", model=model, toolkit=Toolkit(tools=[look]))
+    with pytest.raises(ModelAuthenticationError):
+        await agent.reply(UserMsg("user", "x"))
+    await agent.observe(UserMsg("other", "a side note"))
+    # the note comes after the whole (closed) reply, never in the middle of one
+    assert agent.state.reply is None
+    assert [m.role for m in agent.state.context] == ["user", "assistant", "user"]
+    with pytest.raises(NothingToResumeError):
+        await agent.reply(None)

@@ -10,9 +10,11 @@ from tether.agent._run import Run
 from tether.event import AgentEvent, ToolResultEndEvent, ToolResultStartEvent
 from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock
 from tether.middleware import ActingCall, PermissionCall, chain_iterator
+from tether.middleware._chain import close_stream
 from tether.permission._tool_check import check_tool_call
+from tether.state._pause import undo_unannounced_waits
 from tether.tool import ArgumentError, Emit, ToolBase, ToolContext, error_result, run_tool
-from tether.tool._batch_run import call_arguments, open_batch, run_batch
+from tether.tool._batch_run import call_arguments, interrupt_unfinished, open_batch, run_batch
 
 __all__ = ["act"]
 
@@ -24,37 +26,45 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
     assert msg is not None
     view = await run.agent.toolkit_view(state, run.structured_model, with_prompt=False)
     to_run: list[tuple[ToolCallBlock, ToolBase, dict[str, Any] | None]] = []
-    for call, args in open_batch(view, msg.tool_calls):
-        tool = view.tools.get(call.name)
-        pending = call.state is ToolCallState.PENDING  # not yet checked
-        answer: ToolResultBlock | None = None
-        if tool is None:  # unknown, or its plugin fell asleep between pause and resume
-            answer = error_result(call, view.unknown_tool_message(call.name, state))
-        elif not pending:  # allowed by the user: an external tool is now the caller's to run
-            if tool.is_external_tool:
-                call.state = ToolCallState.SUBMITTED
-        elif isinstance(args, ArgumentError):
-            answer = error_result(call, f"Error: {args}")
-        else:
-            check = PermissionCall(
-                agent=run.agent,
-                state=state,
-                reply_id=reply_id,
-                tool_call=call,
-                tool=tool,
-                tool_input=args,
-            )
-            answer = await check_tool_call(run.agent.middlewares, check)
-        if answer is not None:
-            await run.commit(call, answer)
-            if pending and run.observed:
-                yield ToolResultStartEvent(reply_id=reply_id, block_id=call.id, name=call.name)
-            yield ToolResultEndEvent(reply_id=reply_id, block_id=call.id, tool_result=answer)
-        elif call.state is ToolCallState.ALLOWED and tool is not None:
-            to_run.append((call, tool, None if isinstance(args, ArgumentError) else args))
-    if to_run:
-        async for event in run_batch(to_run, partial(_events, run), run.commit):
-            yield event
+    batch = open_batch(view, msg.tool_calls)
+    with undo_unannounced_waits([call for call, _ in batch]):
+        for call, args in batch:
+            tool = view.tools.get(call.name)
+            pending = call.state is ToolCallState.PENDING  # not yet checked
+            answer: ToolResultBlock | None = None
+            if tool is None:  # unknown, or its plugin fell asleep between pause and resume
+                answer = error_result(call, view.unknown_tool_message(call.name, state))
+            elif not pending:  # allowed by the user: an external tool is now the caller's
+                if tool.is_external_tool:
+                    call.state = ToolCallState.SUBMITTED
+            elif isinstance(args, ArgumentError):
+                answer = error_result(call, f"Error: {args}")
+            else:
+                check = PermissionCall(
+                    agent=run.agent,
+                    state=state,
+                    reply_id=reply_id,
+                    tool_call=call,
+                    tool=tool,
+                    tool_input=args,
+                )
+                answer = await check_tool_call(run.agent.middlewares, check)
+            if answer is not None:
+                await run.commit(call, answer)
+                if pending and run.observed:
+                    yield ToolResultStartEvent(reply_id=reply_id, block_id=call.id, name=call.name)
+                yield ToolResultEndEvent(reply_id=reply_id, block_id=call.id, tool_result=answer)
+            elif call.state is ToolCallState.ALLOWED and tool is not None:
+                to_run.append((call, tool, None if isinstance(args, ArgumentError) else args))
+        if to_run:
+            running = run_batch(to_run, partial(_events, run), run.commit)
+            try:
+                async for event in running:
+                    yield event
+            except BaseException:  # stopped: close the batch now (its lone call's too)
+                await close_stream(running)
+                await interrupt_unfinished([c for c, _, _ in to_run], run.commit)
+                raise
 
 
 def _events(
@@ -75,10 +85,11 @@ def _events(
         run.agent.middlewares,
         "on_acting",
         acting,
-        # a middleware that rewrote the call's input gets it parsed afresh
+        # A middleware may rewrite the input (parsed afresh), not the id or name the
+        # result is recorded under.
         lambda c: run_tool(
             c.tool,
-            c.tool_call,
+            call if c.tool_call is call else call.model_copy(update={"input": c.tool_call.input}),
             context,
             args if c.tool_call is call else call_arguments(c.tool_call),
             announce=run.observed,

@@ -37,6 +37,8 @@ class Finish:
 
 
 Action = Reason | Act | Pause | Finish
+_ACT, _FINISH = Act(), Finish()
+_REASON, _FORCED_FINAL = Reason(), Reason(forced_final=True)
 
 
 def next_action(state: AgentState, config: ReActConfig) -> Action:
@@ -48,17 +50,19 @@ def next_action(state: AgentState, config: ReActConfig) -> Action:
     cursor = state.reply
     assert cursor is not None, "next_action needs a reply in progress"
     if cursor.finished or cursor.interrupted:
-        return Finish()
+        return _FINISH
     msg = state.reply_msg()
     calls = msg.tool_calls if msg is not None else []
     states = {c.state for c in calls}
     if ToolCallState.ALLOWED in states:
-        return Act()
+        return _ACT
     if ToolCallState.ASKING in states or ToolCallState.SUBMITTED in states:
         return Pause(
             asking=tuple(c for c in calls if c.state is ToolCallState.ASKING),
             submitted=tuple(c for c in calls if c.state is ToolCallState.SUBMITTED),
         )
     if ToolCallState.PENDING in states:
-        return Act()
-    return Reason(forced_final=cursor.iteration >= config.max_iters)
+        return _ACT
+    if cursor.iteration > config.max_iters:  # the forced final step gave a structured call
+        return _FINISH
+    return _FORCED_FINAL if cursor.iteration >= config.max_iters else _REASON

@@ -15,28 +15,21 @@ from tether.agent._reasoning import reason
 from tether.agent._run import STRUCTURED_TOOL, Run
 from tether.context import ContextConfig, Offloader
 from tether.context._step import build_system_prompt, compress_with_hooks
-from tether.errors import NothingToResumeError, ResumeError
 from tether.event import (
     AgentEvent,
     ReplyEndEvent,
-    ReplyStartEvent,
     RequireExternalExecutionEvent,
     RequireUserConfirmEvent,
 )
 from tether.message import Msg
+from tether.message._copy import detached
 from tether.message._inputs import validate_inputs
-from tether.middleware import MiddlewareBase, ReplyCall, chain_iterator, overrides
+from tether.middleware import MiddlewareBase, ReplyCall, chain_iterator
+from tether.middleware._chain import close_stream, contract_error, overrides_any
 from tether.model import ChatModelBase
 from tether.state import AgentState
-from tether.state._pause import (
-    ResumeEvent,
-    apply_resume,
-    is_paused,
-    pause_events,
-    pause_msg,
-    validate_resume,
-)
-from tether.state._reply import close_reply, start_reply
+from tether.state._pause import ResumeEvent, pause_events, pause_msg
+from tether.state._reply import begin_reply, close_reply, close_unfinished
 from tether.tool import Toolkit, ToolkitView
 
 __all__ = ["Agent"]
@@ -96,13 +89,8 @@ class Agent:
         """
         pauses: list[AgentEvent] = []
         final: Msg | None = None
-        # The caller wants the final message: events only observers need are built only
-        # when a middleware watches the stream.
-        watched = any(
-            overrides(mw, hook)
-            for mw in self.middlewares
-            for hook in ("on_reply", "on_reasoning", "on_acting")
-        )
+        # Events only observers need are built only when a middleware watches the stream.
+        watched = overrides_any(self.middlewares, ("on_reply", "on_reasoning", "on_acting"))
         # Drain the whole stream: middleware may still act after REPLY_END.
         async for event in self._stream(inputs, structured_schema, observed=watched):
             if isinstance(event, ReplyEndEvent):
@@ -111,6 +99,8 @@ class Agent:
                 pauses.append(event)
         if final is not None:
             return final
+        if not pauses:
+            raise contract_error(self.middlewares, "on_reply")
         return pause_msg(self.state, pauses)
 
     def reply_stream(
@@ -119,7 +109,10 @@ class Agent:
         *,
         structured_schema: type[BaseModel] | None = None,
     ) -> AsyncIterator[AgentEvent]:
-        """Run the loop, yielding every event (see `tether.event` for their order)."""
+        """Run the loop, yielding every event (see `tether.event` for their order).
+
+        Stop early by closing it (`contextlib.aclosing`): tools stop, the state settles.
+        """
         return self._stream(inputs, structured_schema, observed=True)
 
     def _stream(
@@ -134,7 +127,7 @@ class Agent:
         )
 
     async def _drive(self, run: Run, inputs: Any) -> AsyncIterator[AgentEvent]:
-        async for event in self._begin(run, inputs):
+        for event in await begin_reply(run, inputs, self.name, self.react_config.on_rejection):
             yield event
         while True:
             action = next_action(run.state, self.react_config)
@@ -143,49 +136,37 @@ class Agent:
                     yield event
                 return
             if isinstance(action, Finish):
-                async for event in self._finish(run):
+                for event in await self._finish(run):
                     yield event
                 return
+            steps = run.cursor.iteration
             step = reason(run, action) if isinstance(action, Reason) else act(run)
-            async for event in step:
-                yield event
+            try:
+                async for event in step:
+                    yield event
+            except BaseException:  # stopped: close the step now, so nothing settles later
+                await close_stream(step)
+                raise
+            if isinstance(action, Reason) and run.cursor.iteration == steps:
+                raise contract_error(self.middlewares, "on_reasoning")
 
-    async def _begin(self, run: Run, inputs: Any) -> AsyncIterator[AgentEvent]:
-        """Start a reply (messages), resume the paused one (an event), or continue (None)."""
-        state = run.state
-        if isinstance(inputs, ResumeEvent):
-            validate_resume(state, inputs)
-            on_rejection = self.react_config.on_rejection
-            async for event in apply_resume(state, inputs, run.commit, on_rejection=on_rejection):
-                yield event
-        elif inputs is not None:
-            msgs = validate_inputs(inputs)
-            reply_id = await start_reply(state, msgs, self.name, run.structured_model, run.commit)
-            if run.observed:
-                yield ReplyStartEvent(reply_id=reply_id, name=self.name)
-        elif state.reply is None:
-            raise NothingToResumeError(
-                "reply(None) continues a reply in progress, but there is none; "
-                "pass a message to start one"
-            )
-
-    async def _finish(self, run: Run) -> AsyncIterator[AgentEvent]:
+    async def _finish(self, run: Run) -> list[AgentEvent]:
+        """Close the reply; its events are announced once it is closed."""
         state, reply_id = run.state, run.reply_id
         msg = state.reply_msg()
         assert msg is not None
+        events: list[AgentEvent] = []
         for source in self.toolkit.sources:
-            for event in await source.on_reply_end(state, reply_id):
-                yield event
+            events += await source.on_reply_end(state, reply_id)
         await close_reply(state, run.commit)
-        yield ReplyEndEvent(reply_id=reply_id, msg=msg)
+        return [*events, ReplyEndEvent(reply_id=reply_id, msg=detached(msg))]
 
     async def observe(self, msgs: Msg | list[Msg]) -> None:
-        """Add messages to the context without reasoning."""
-        checked = validate_inputs(msgs)
-        if is_paused(self.state):
-            raise ResumeError("a reply is paused; resume or interrupt it before observing messages")
+        """Add messages to the context without reasoning (closing a reply left unfinished)."""
+        checked, run = validate_inputs(msgs), Run(agent=self, state=self.state)
+        await close_unfinished(run.state, run.commit, doing="observing messages")
         for msg in checked:
-            self.state.add_message(msg)
+            run.state.add_message(msg)
 
     async def compress_context(
         self, context_config: ContextConfig | None = None

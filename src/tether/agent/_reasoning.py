@@ -9,25 +9,36 @@ from tether.agent._run import STRUCTURED_TOOL, Run
 from tether.context._step import build_system_prompt, compress_with_hooks, request_messages
 from tether.event import AgentEvent, ModelCallEndEvent, ModelCallStartEvent, ModelRetryEvent
 from tether.middleware import ModelCall, ReasoningCall, chain_iterator
-from tether.model import ChatRequest, NamedToolChoice, RetryNotice, StreamAssembler, ToolChoice
+from tether.middleware._chain import close_stream
+from tether.model import (
+    ChatRequest,
+    NamedToolChoice,
+    RetryNotice,
+    StreamAssembler,
+    ToolCallDelta,
+    ToolChoice,
+)
 from tether.model import stream_with_retries as _stream
+from tether.state._commit import CallIds
 from tether.state._reply import commit_step
 
 __all__ = ["reason"]
 
-FORCED_FINAL_HINT = (
-    "You have used all the reasoning steps this reply may take. Do not call any tool: "
-    "answer now with what you have."
-)
+_NO_STEPS_LEFT = "You have used all the reasoning steps this reply may take."
+FORCED_FINAL_HINT = f"{_NO_STEPS_LEFT} Do not call any tool: answer now with what you have."
 STRUCTURED_HINT = f"Give your final answer by calling `{STRUCTURED_TOOL}` with it."
+STRUCTURED_FINAL_HINT = f"{_NO_STEPS_LEFT} {STRUCTURED_HINT}"
 
 
-def _tool_choice(run: Run, action: Reason) -> ToolChoice:
+def _steering(run: Run, action: Reason) -> tuple[ToolChoice, str | None]:
+    """The step's tool choice and hint: a forced final step may only give the answer."""
     if action.forced_final:
-        return "none"
+        if run.cursor.structured_schema is not None:
+            return NamedToolChoice(STRUCTURED_TOOL), STRUCTURED_FINAL_HINT
+        return "none", FORCED_FINAL_HINT
     if run.cursor.structured_reminder:
-        return NamedToolChoice(STRUCTURED_TOOL)
-    return "auto"
+        return NamedToolChoice(STRUCTURED_TOOL), STRUCTURED_HINT
+    return "auto", None
 
 
 def reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
@@ -50,13 +61,14 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
     if compressed is not None:
         yield compressed
         system_prompt = await build_system_prompt(agent, state, view.prompt)  # the new summary
-    hint = FORCED_FINAL_HINT if action.forced_final else None
-    if run.cursor.structured_reminder:
-        hint = STRUCTURED_HINT
+    tool_choice, hint = _steering(run, action)
+    tools = view.schemas
+    if action.forced_final:  # none, or only the structured answer's
+        tools = [t for t in tools if tool_choice != "none" and t["name"] == STRUCTURED_TOOL]
     request = ChatRequest(
         messages=request_messages(state, system_prompt, hint),
-        tools=[] if action.forced_final else view.schemas,
-        tool_choice=_tool_choice(run, action),
+        tools=tools,
+        tool_choice=tool_choice,
         structured_schema=run.cursor.structured_schema,
     )
     if run.observed:
@@ -67,25 +79,28 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
     model_call = ModelCall(
         agent=agent, state=state, reply_id=reply_id, model=agent.model, request=request
     )
-    async for item in chain_iterator(
-        agent.middlewares,
-        "on_model_call",
-        model_call,
-        lambda c: _stream(c.model, c.request, policy),
-    ):
-        if isinstance(item, RetryNotice):
-            model_name = item.next_model_name
-            yield ModelRetryEvent(
-                reply_id=reply_id,
-                model_name=item.model_name,
-                attempt=item.attempt,
-                error=f"{type(item.error).__name__}: {item.error}",
-                delay=item.delay,
-                next_model_name=item.next_model_name,
-            )
-            continue
-        for event in assembler.feed(item):
-            yield event
+    ids, hooks = CallIds(state), agent.middlewares
+    stream = chain_iterator(
+        hooks, "on_model_call", model_call, lambda c: _stream(c.model, c.request, policy)
+    )
+    try:  # a stopped reply stops the provider's stream now
+        async for item in stream:
+            if isinstance(item, RetryNotice):
+                model_name = item.next_model_name
+                yield ModelRetryEvent(
+                    reply_id=reply_id,
+                    model_name=item.model_name,
+                    attempt=item.attempt,
+                    error=f"{type(item.error).__name__}: {item.error}",
+                    delay=item.delay,
+                    next_model_name=item.next_model_name,
+                )
+                continue
+            for event in assembler.feed(ids.fix(item) if type(item) is ToolCallDelta else item):
+                yield event
+    except BaseException:
+        await close_stream(stream)
+        raise
     for event in assembler.close():
         yield event
     response = assembler.response(model_name)

@@ -8,17 +8,14 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from tether.context import fit_tool_result
-from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState
+from tether.message import ToolCallBlock, ToolResultBlock
 from tether.state import AgentState, ReplyCursor
-from tether.tool._batch_run import call_arguments
+from tether.state._commit import STRUCTURED_TOOL, store_result
 
 if TYPE_CHECKING:
     from tether.agent._agent import Agent
 
 __all__ = ["STRUCTURED_TOOL", "Run"]
-
-STRUCTURED_TOOL = "generate_response"
-"""The tool the model calls to give a structured final answer."""
 
 
 @dataclass(slots=True)
@@ -45,19 +42,14 @@ class Run:
         """The reply's id."""
         return self.cursor.reply_id
 
+    async def fit(self, result: ToolResultBlock) -> ToolResultBlock:
+        """The copy of a result the context keeps (cut if too long)."""
+        agent = self.agent
+        return await fit_tool_result(result, agent.context_config, agent.offloader, self.state)
+
     async def commit(self, call: ToolCallBlock, result: ToolResultBlock) -> None:
-        """Put a call's result into the reply (the context copy, cut if too long)."""
+        """Put a call's result into the reply."""
         agent, state = self.agent, self.state
         kept = await fit_tool_result(result, agent.context_config, agent.offloader, state)
-        msg = state.reply_msg()
-        assert msg is not None
-        msg.put_tool_result(kept)
-        call.state = ToolCallState.FINISHED
-        state.note_blocks([kept])
-        if call.name == STRUCTURED_TOOL and result.state is ToolResultState.SUCCESS:
-            args = call_arguments(call) or {}
-            model = self.structured_model
-            msg.metadata["structured_output"] = (
-                model.model_validate(args).model_dump(mode="json") if model is not None else args
-            )
-            self.cursor.finished = True
+        # Unobserved, the result's event never leaves the loop: no copy is needed.
+        store_result(state, call, kept, result, self.structured_model, shared=self.observed)

@@ -18,7 +18,12 @@ REPLY_END
 Context compression (CONTEXT_COMPRESSED) and plugin scheduling (PLUGIN_ACTIVATED,
 PLUGIN_SLEPT) come where they happen. A reply that pauses ends its stream with
 REQUIRE_USER_CONFIRM and/or REQUIRE_EXTERNAL_EXECUTION and no REPLY_END; the stream
-that resumes it starts without REPLY_START and ends with REPLY_END.
+that resumes it starts without REPLY_START, with a TOOL_CALL_END for each call whose
+input the user edited and a TOOL_RESULT_END for each call the resume event settled
+(rejected, externally executed or interrupted), and ends with REPLY_END. Folding every
+event of a reply into a `Msg` (`Msg.append_event`) gives the final message, except that
+a TOOL_RESULT_END carries a result's full output where the context keeps a cut copy.
+Events are copies: changing one changes nothing the agent stores.
 """
 
 from __future__ import annotations

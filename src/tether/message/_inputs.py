@@ -6,9 +6,15 @@ from typing import Any
 
 from tether.errors import InvalidInputError
 from tether.message._blocks import ToolCallBlock, ToolResultBlock
+from tether.message._copy import detached
 from tether.message._msg import Msg
 
 __all__ = ["validate_inputs"]
+
+# The resume events (`tether.event` sits above this package, so they go by name).
+_RESUME_EVENTS = frozenset(
+    {"UserConfirmResultEvent", "ExternalExecutionResultEvent", "UserInterruptEvent"}
+)
 
 
 def validate_inputs(inputs: Any) -> list[Msg]:
@@ -17,6 +23,11 @@ def validate_inputs(inputs: Any) -> list[Msg]:
     if not msgs:
         raise InvalidInputError("no messages given; pass a Msg such as `UserMsg(name, content)`")
     for i, msg in enumerate(msgs):
+        if type(msg).__name__ in _RESUME_EVENTS:
+            raise InvalidInputError(
+                f"input {i} is a {type(msg).__name__}; pass it to `reply`/`reply_stream` "
+                "alone, not in a list and not to `observe`"
+            )
         if not isinstance(msg, Msg):
             raise InvalidInputError(
                 f"input {i} is a {type(msg).__name__}, not a Msg or a resume event; wrap text in "
@@ -33,4 +44,4 @@ def validate_inputs(inputs: Any) -> list[Msg]:
                 "through `ExternalExecutionResultEvent`, not as input messages"
             )
     # Copy at the trust boundary: later changes to the caller's objects can't reach the state.
-    return [m.model_copy(update={"content": [b.model_copy() for b in m.content]}) for m in msgs]
+    return [detached(m) for m in msgs]

@@ -26,6 +26,13 @@ class MiddlewareBase:
     or replaced. Awaitable hooks (`on_check_permission`, `on_compress_context`) return
     what `call_next(call)` returns, or their own result. `on_system_prompt` transforms
     the prompt text. The first middleware listed is the outermost.
+
+    Contracts the loop checks: a reply stream ends with REPLY_END or the pause events
+    (else `reply()` raises `ConfigError`); a reasoning step runs `call_next` to the end
+    or raises (a step that ends without the model's answer raises `ConfigError`, it
+    never loops). `on_acting` may rewrite `tool_call.input` or `tool`; the result is
+    still recorded under the call's own id and name, and the context keeps the model's
+    input. When a reply stops early, the chain closes every `call_next` stream at once.
     """
 
     async def on_reply(

@@ -1,13 +1,28 @@
-"""The one chain helper per hook shape: first middleware listed is the outermost."""
+"""The one chain helper per hook shape: first middleware listed is the outermost.
+
+An iterator chain owns every stream it opens: closing the outermost one (a consumer
+that stops reading and closes, or `aclosing`) closes the inner ones at once, innermost
+first, even when a middleware stopped iterating its `call_next` stream without closing
+it. Otherwise their `finally` blocks would run later, from the garbage collector, and
+change the state after the caller saved it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
+from tether.errors import ConfigError
 from tether.middleware._base import MiddlewareBase
 
-__all__ = ["chain_awaitable", "chain_iterator", "overrides"]
+__all__ = [
+    "chain_awaitable",
+    "chain_iterator",
+    "close_stream",
+    "contract_error",
+    "overrides",
+    "overrides_any",
+]
 
 C = TypeVar("C")
 
@@ -17,6 +32,18 @@ def overrides(middleware: MiddlewareBase, hook: str) -> bool:
     return getattr(type(middleware), hook) is not getattr(MiddlewareBase, hook)
 
 
+async def close_stream(stream: AsyncIterator[Any]) -> None:
+    """Close `stream` now if it can be closed (an async generator can)."""
+    aclose = getattr(stream, "aclose", None)
+    if aclose is not None:
+        await aclose()
+
+
+def overrides_any(middlewares: Sequence[MiddlewareBase], hooks: Sequence[str]) -> bool:
+    """Whether any of `middlewares` implements any of `hooks`."""
+    return any(overrides(mw, hook) for mw in middlewares for hook in hooks)
+
+
 def chain_iterator(
     middlewares: Sequence[MiddlewareBase],
     hook: str,
@@ -24,11 +51,38 @@ def chain_iterator(
     handler: Callable[[C], AsyncIterator[Any]],
 ) -> AsyncIterator[Any]:
     """Run `handler(call)` inside every middleware's iterator `hook`."""
-    current = handler
-    for mw in reversed(middlewares):
-        if overrides(mw, hook):
-            current = _wrap_iter(getattr(mw, hook), current)
-    return current(call)
+    if not middlewares:
+        return handler(call)
+    methods = [getattr(mw, hook) for mw in middlewares if overrides(mw, hook)]
+    if not methods:
+        return handler(call)
+    return _layers(methods, call, handler)
+
+
+async def _layers(
+    methods: list[Callable[[Any, Callable[[Any], AsyncIterator[Any]]], AsyncIterator[Any]]],
+    call: Any,
+    handler: Callable[[Any], AsyncIterator[Any]],
+) -> AsyncGenerator[Any, None]:
+    opened: list[AsyncIterator[Any]] = []  # outermost first
+
+    def tracked(start: Callable[[Any], AsyncIterator[Any]]) -> Callable[[Any], AsyncIterator[Any]]:
+        def open_stream(c: Any) -> AsyncIterator[Any]:
+            stream = start(c)
+            opened.append(stream)
+            return stream
+
+        return open_stream
+
+    current = tracked(handler)
+    for method in reversed(methods):
+        current = tracked(_wrap_iter(method, current))
+    try:
+        async for item in current(call):
+            yield item
+    finally:
+        for stream in reversed(opened):
+            await close_stream(stream)
 
 
 def _wrap_iter(
@@ -57,3 +111,17 @@ def _wrap_await(
     inner: Callable[[Any], Awaitable[Any]],
 ) -> Callable[[Any], Awaitable[Any]]:
     return lambda c: method(c, inner)
+
+
+_CONTRACTS = {
+    "on_reply": "ended the stream without the reply's REPLY_END or pause event; "
+    "yield what `call_next(call)` yields, or re-raise its error",
+    "on_reasoning": "ended a reasoning step without the model's answer; "
+    "run `call_next(call)` to the end, or re-raise its error",
+}
+
+
+def contract_error(middlewares: Sequence[MiddlewareBase], hook: str) -> ConfigError:
+    """The error for a `hook` that broke its contract, naming the middlewares that have it."""
+    names = ", ".join(type(mw).__name__ for mw in middlewares if overrides(mw, hook)) or "none"
+    return ConfigError(f"a middleware's `{hook}` ({names}) {_CONTRACTS[hook]}")

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from types import TracebackType
 from typing import Literal
+
+from pydantic import BaseModel
 
 from tether.errors import NothingToResumeError, ResumeError
 from tether.event import (
@@ -11,15 +14,25 @@ from tether.event import (
     ExternalExecutionResultEvent,
     RequireExternalExecutionEvent,
     RequireUserConfirmEvent,
+    ToolCallEndEvent,
     ToolResultEndEvent,
     UserConfirmResultEvent,
     UserInterruptEvent,
 )
-from tether.message import Msg, TextBlock, ToolCallBlock, ToolCallState, ToolResultState
+from tether.message import (
+    Msg,
+    TextBlock,
+    ToolCallBlock,
+    ToolCallState,
+    ToolResultBlock,
+    ToolResultState,
+)
+from tether.message._copy import detached
 from tether.permission._tool_check import remember_rules
+from tether.state._commit import store_result
 from tether.state._state import AgentState
-from tether.tool import error_result
-from tether.tool._batch_run import Commit, interrupt_unfinished
+from tether.tool import ArgumentError, error_result
+from tether.tool._batch_run import parse_call
 
 __all__ = [
     "ResumeEvent",
@@ -27,9 +40,20 @@ __all__ = [
     "is_paused",
     "pause_events",
     "pause_msg",
+    "undo_unannounced_waits",
     "validate_resume",
     "waiting_calls",
 ]
+
+Fit = Callable[[ToolResultBlock], Awaitable[ToolResultBlock]]
+"""Makes the context's copy of a result (cut to the configured limit)."""
+_WAITING = (ToolCallState.ASKING, ToolCallState.SUBMITTED)
+_FINAL_STATES = (
+    ToolResultState.SUCCESS,
+    ToolResultState.ERROR,
+    ToolResultState.DENIED,
+    ToolResultState.INTERRUPTED,
+)
 
 ResumeEvent = UserConfirmResultEvent | ExternalExecutionResultEvent | UserInterruptEvent
 """What the caller sends to resume (or abort) the paused reply."""
@@ -38,8 +62,7 @@ ResumeEvent = UserConfirmResultEvent | ExternalExecutionResultEvent | UserInterr
 def is_paused(state: AgentState) -> bool:
     """Whether the reply in progress waits for a confirmation or an external result."""
     msg = state.reply_msg()
-    waiting = (ToolCallState.ASKING, ToolCallState.SUBMITTED)
-    return msg is not None and any(c.state in waiting for c in msg.tool_calls)
+    return msg is not None and any(c.state in _WAITING for c in msg.tool_calls)
 
 
 def waiting_calls(state: AgentState, wanted: ToolCallState) -> dict[str, ToolCallBlock]:
@@ -54,10 +77,10 @@ def pause_events(
 ) -> Iterator[AgentEvent]:
     """The events that end a paused stream: one per kind of wait, with copies of the calls."""
     if asking:
-        calls = [c.model_copy() for c in asking]
+        calls = [detached(c) for c in asking]
         yield RequireUserConfirmEvent(reply_id=reply_id, tool_calls=calls)
     if submitted:
-        calls = [c.model_copy() for c in submitted]
+        calls = [detached(c) for c in submitted]
         yield RequireExternalExecutionEvent(reply_id=reply_id, tool_calls=calls)
 
 
@@ -72,16 +95,11 @@ def pause_msg(state: AgentState, pauses: list[AgentEvent]) -> Msg:
     calls = [c for e in pauses for c in getattr(e, "tool_calls", [])]
     names = ", ".join(f"{c.name}({c.input})" for c in calls) or "nothing"
     notice = TextBlock(text=f"[paused: waiting for {' and '.join(awaiting) or 'input'} of {names}]")
-    return base.model_copy(
-        update={
-            "content": [*base.content, notice],
-            "metadata": {
-                **base.metadata,
-                "awaiting": awaiting,
-                "pause_events": [e.model_dump(mode="json") for e in pauses],
-            },
-        }
-    )
+    copy = detached(base)
+    copy.content.append(notice)
+    copy.metadata["awaiting"] = awaiting
+    copy.metadata["pause_events"] = [e.model_dump(mode="json") for e in pauses]
+    return copy
 
 
 def validate_resume(state: AgentState, event: ResumeEvent) -> None:
@@ -99,73 +117,153 @@ def validate_resume(state: AgentState, event: ResumeEvent) -> None:
         )
     if isinstance(event, UserInterruptEvent):
         return
+    given: list[ToolCallBlock | ToolResultBlock]
     if isinstance(event, UserConfirmResultEvent):
-        ids = [r.tool_call.id for r in event.confirm_results]
+        given = [r.tool_call for r in event.confirm_results]
         pending = waiting_calls(state, ToolCallState.ASKING)
         what = "awaiting confirmation"
     else:
-        ids = [r.id for r in event.execution_results]
+        given = list(event.execution_results)
         pending = waiting_calls(state, ToolCallState.SUBMITTED)
         what = "awaiting an external result"
-    if not ids:
+    if not given:
         raise ResumeError(f"{type(event).__name__} carries no results; send one per call")
     seen: set[str] = set()
-    for call_id in ids:
-        if call_id in seen:
-            raise ResumeError(f"tool call {call_id!r} appears twice; send one result per call")
-        seen.add(call_id)
-        if call_id not in pending:
+    for block in given:
+        if block.id in seen:
+            raise ResumeError(f"tool call {block.id!r} appears twice; send one result per call")
+        seen.add(block.id)
+        call = pending.get(block.id)
+        if call is None:
             waiting = ", ".join(sorted(pending)) or "none"
-            raise ResumeError(f"tool call {call_id!r} is not {what} (calls {what}: {waiting})")
+            raise ResumeError(
+                f"tool call {block.id!r} is not {what} (calls {what}: {waiting}); if it was "
+                "answered already, continue the reply with `reply(None)`"
+            )
+        _check_block(call, block)
+
+
+def _check_block(call: ToolCallBlock, block: ToolCallBlock | ToolResultBlock) -> None:
+    """The answer for `call` names its tool, and carries a usable input or a final result."""
+    if block.name != call.name:
+        raise ResumeError(
+            f"tool call {call.id!r} is a call of {call.name!r}, but the answer names "
+            f"{block.name!r}; keep the name of the pause event's call"
+        )
+    if isinstance(block, ToolResultBlock):
+        if block.state not in _FINAL_STATES:
+            raise ResumeError(
+                f"the result for tool call {call.id!r} is {block.state.value!r}; send it once "
+                f"it is final ({', '.join(s.value for s in _FINAL_STATES)})"
+            )
+    elif block.input != call.input and isinstance(parse_call(block), ArgumentError):
+        raise ResumeError(
+            f"the edited input of tool call {call.id!r} is not a JSON object: "
+            f"{block.input[:200]!r}; send the arguments as a JSON object string"
+        )
 
 
 async def apply_resume(
     state: AgentState,
     event: ResumeEvent,
-    commit: Commit,
+    fit: Fit,
     *,
     on_rejection: Literal["continue", "end_reply"],
-) -> AsyncIterator[AgentEvent]:
-    """Apply an event `validate_resume` accepted; yield the results it settles.
+    structured_model: type[BaseModel] | None = None,
+) -> list[AgentEvent]:
+    """Apply an event `validate_resume` accepted, all at once; return what it settled.
 
-    Confirmed calls become ALLOWED (with the rules the user accepted remembered); rejected
-    ones get a denied result, which ends the reply if `on_rejection` is `"end_reply"`.
+    Confirmed calls become ALLOWED (with the rules the user accepted remembered; an edited
+    input is announced with a TOOL_CALL_END); rejected ones get a denied result, which
+    ends the reply if `on_rejection` is `"end_reply"`. Results are cut to size before
+    anything changes, so a cancelled resume leaves the state as it was.
     """
     cursor = state.reply
     assert cursor is not None, "validate_resume first"
     reply_id = cursor.reply_id
-    if isinstance(event, UserInterruptEvent):
-        msg = state.reply_msg()
-        reply_calls = msg.tool_calls if msg is not None else []
-        text = "The user interrupted the reply."
-        for result in await interrupt_unfinished(reply_calls, commit, text):
-            yield ToolResultEndEvent(reply_id=reply_id, block_id=result.id, tool_result=result)
-        cursor.interrupted = True
-        return
-    if isinstance(event, ExternalExecutionResultEvent):
-        calls = waiting_calls(state, ToolCallState.SUBMITTED)
-        for result in event.execution_results:
-            call = calls[result.id]
-            fixed = result.model_copy(update={"name": call.name})
-            await commit(call, fixed)
-            yield ToolResultEndEvent(reply_id=reply_id, block_id=call.id, tool_result=fixed)
-        return
-    calls = waiting_calls(state, ToolCallState.ASKING)
-    for answer in event.confirm_results:
-        call = calls[answer.tool_call.id]
-        if answer.confirmed:
+    settled = _settled_calls(state, event)
+    kept = [await fit(result) for _, result in settled]
+    edited: list[ToolCallBlock] = []
+    if isinstance(event, UserConfirmResultEvent):
+        calls = waiting_calls(state, ToolCallState.ASKING)
+        for answer in event.confirm_results:
+            call = calls[answer.tool_call.id]
+            if not answer.confirmed:
+                continue
             if call.input != answer.tool_call.input:  # the user edited it: recount it
                 state.note_text_change(call.input, answer.tool_call.input)
                 call.input = answer.tool_call.input
+                edited.append(detached(call))
             call.state = ToolCallState.ALLOWED
             remember_rules(state.permission_context, answer.rules)
-            continue
-        result = error_result(
-            call,
-            "The user rejected this call. Do not retry it as is; ask or try another way.",
-            ToolResultState.DENIED,
-        )
-        await commit(call, result)
-        yield ToolResultEndEvent(reply_id=reply_id, block_id=call.id, tool_result=result)
-        if on_rejection == "end_reply":
-            cursor.interrupted = True
+    for (call, result), context_copy in zip(settled, kept, strict=True):
+        store_result(state, call, context_copy, result, structured_model)
+    if isinstance(event, UserInterruptEvent) or (
+        on_rejection == "end_reply" and settled and isinstance(event, UserConfirmResultEvent)
+    ):
+        cursor.interrupted = True
+    events: list[AgentEvent] = [
+        ToolCallEndEvent(reply_id=reply_id, block_id=call.id, tool_call=call) for call in edited
+    ]
+    events += [
+        ToolResultEndEvent(reply_id=reply_id, block_id=call.id, tool_result=result)
+        for call, result in settled
+    ]
+    return events
+
+
+def _settled_calls(
+    state: AgentState, event: ResumeEvent
+) -> list[tuple[ToolCallBlock, ToolResultBlock]]:
+    """The calls `event` gives a result (interrupted, denied or external), with it."""
+    if isinstance(event, UserInterruptEvent):
+        msg = state.reply_msg()
+        calls = msg.tool_calls if msg is not None else []
+        text = "The user interrupted the reply."
+        return [
+            (c, error_result(c, text, ToolResultState.INTERRUPTED))
+            for c in calls
+            if c.state is not ToolCallState.FINISHED
+        ]
+    if isinstance(event, ExternalExecutionResultEvent):
+        submitted = waiting_calls(state, ToolCallState.SUBMITTED)
+        return [(submitted[r.id], detached(r)) for r in event.execution_results]
+    asking = waiting_calls(state, ToolCallState.ASKING)
+    text = "The user rejected this call. Do not retry it as is; ask or try another way."
+    return [
+        (asking[a.tool_call.id], error_result(asking[a.tool_call.id], text, ToolResultState.DENIED))
+        for a in event.confirm_results
+        if not a.confirmed
+    ]
+
+
+class undo_unannounced_waits:  # lower case: used as a context manager, like a function
+    """If the block fails, calls it set waiting go back to how they were.
+
+    An acting step marks calls ASKING or SUBMITTED as it checks them, but the pause is
+    announced only after the whole batch ran; a call must not wait for a pause nobody
+    was told about (a new message would be refused for a reason the caller never saw).
+    """
+
+    __slots__ = ("before", "calls")
+
+    def __init__(self, calls: list[ToolCallBlock]) -> None:
+        self.calls = calls
+        self.before = [c.state for c in calls]
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc_type is None:
+            return
+        for call, state in zip(self.calls, self.before, strict=True):
+            if call.state in _WAITING and state not in _WAITING:
+                call.state = state
+                if state is ToolCallState.PENDING:
+                    call.suggested_rules = []  # as before its check

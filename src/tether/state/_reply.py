@@ -3,17 +3,79 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel
 
 from tether._ids import new_id
-from tether.errors import ResumeError
-from tether.message import AssistantMsg, ChatUsage, ContentBlock, Msg, ToolCallBlock
-from tether.state._pause import is_paused
+from tether.errors import NothingToResumeError, ResumeError
+from tether.event import AgentEvent, ReplyStartEvent
+from tether.message import (
+    AssistantMsg,
+    ChatUsage,
+    ContentBlock,
+    Msg,
+    ToolCallBlock,
+    ToolResultBlock,
+)
+from tether.message._inputs import validate_inputs
+from tether.state._commit import STRUCTURED_TOOL
+from tether.state._pause import ResumeEvent, apply_resume, is_paused, validate_resume
 from tether.state._state import AgentState, ReplyCursor
 from tether.tool._batch_run import Commit, interrupt_unfinished
 
-__all__ = ["close_reply", "commit_step", "start_reply"]
+__all__ = [
+    "ReplyRun",
+    "begin_reply",
+    "close_reply",
+    "close_unfinished",
+    "commit_step",
+    "start_reply",
+]
+
+
+class ReplyRun(Protocol):
+    """What starting or resuming a reply needs of the loop's run."""
+
+    state: AgentState
+    structured_model: type[BaseModel] | None
+    observed: bool
+
+    async def fit(self, result: ToolResultBlock) -> ToolResultBlock:
+        """The copy of a result the context keeps."""
+
+    async def commit(self, call: ToolCallBlock, result: ToolResultBlock) -> None:
+        """Put a call's result into the reply."""
+
+
+async def begin_reply(
+    run: ReplyRun,
+    inputs: Any,
+    name: str,
+    on_rejection: Literal["continue", "end_reply"],
+) -> list[AgentEvent]:
+    """Start a reply (messages), resume the paused one (an event), or continue (None).
+
+    Bad input raises before anything changes; the events to announce come back once the
+    state is written.
+    """
+    state = run.state
+    if isinstance(inputs, ResumeEvent):
+        validate_resume(state, inputs)
+        model = run.structured_model
+        return await apply_resume(
+            state, inputs, run.fit, on_rejection=on_rejection, structured_model=model
+        )
+    if inputs is not None:
+        msgs = validate_inputs(inputs)
+        reply_id = await start_reply(state, msgs, name, run.structured_model, run.commit)
+        return [ReplyStartEvent(reply_id=reply_id, name=name)] if run.observed else []
+    if state.reply is None:
+        raise NothingToResumeError(
+            "reply(None) continues a reply in progress, but there is none; "
+            "pass a message to start one"
+        )
+    return []
 
 
 async def start_reply(
@@ -29,13 +91,7 @@ async def start_reply(
     raises `ResumeError`.
     """
     if state.reply is not None:
-        if is_paused(state):
-            raise ResumeError(
-                f"reply {state.reply.reply_id!r} is paused waiting for tool calls; resume it "
-                "with UserConfirmResultEvent / ExternalExecutionResultEvent, or abort it "
-                "with UserInterruptEvent, before sending a new message"
-            )
-        await close_reply(state, commit)
+        await close_unfinished(state, commit, doing="sending a new message")
     for msg in msgs:
         state.add_message(msg)
     reply_id = new_id()
@@ -49,6 +105,24 @@ async def start_reply(
     return reply_id
 
 
+async def close_unfinished(state: AgentState, commit: Commit, *, doing: str) -> None:
+    """Close a reply left unfinished (a failed model call) before new messages come in.
+
+    Messages never land in the middle of a reply: its later steps would come before them
+    in the context though they were written after. A paused reply raises `ResumeError`
+    and nothing changes.
+    """
+    if state.reply is None:
+        return
+    if is_paused(state):
+        raise ResumeError(
+            f"reply {state.reply.reply_id!r} is paused waiting for tool calls; resume it "
+            "with UserConfirmResultEvent / ExternalExecutionResultEvent, or abort it "
+            f"with UserInterruptEvent, before {doing}"
+        )
+    await close_reply(state, commit)
+
+
 def commit_step(
     state: AgentState,
     blocks: Sequence[ContentBlock],
@@ -59,12 +133,18 @@ def commit_step(
     """Write a reasoning step's answer into the reply at once (nothing half-written on failure).
 
     A step without tool calls finishes the reply, unless a structured answer is still
-    missing: then one more step is asked for (`structured_reminder`), once.
+    missing: then one more step is asked for (`structured_reminder`), once. A forced
+    final step keeps no tool calls but the structured answer's.
     """
     cursor, msg = state.reply, state.reply_msg()
     assert cursor is not None and msg is not None, "no reply in progress"
-    if forced_final:
-        blocks = [b for b in blocks if not isinstance(b, ToolCallBlock)]
+    if forced_final:  # only a structured answer may still be given as a call
+        structured = cursor.structured_schema is not None
+        blocks = [
+            b
+            for b in blocks
+            if not isinstance(b, ToolCallBlock) or (structured and b.name == STRUCTURED_TOOL)
+        ]
     msg.content.extend(blocks)
     if usage is None or not usage.input_tokens:
         state.note_blocks(blocks)  # else the usage re-anchors the count on the provider's

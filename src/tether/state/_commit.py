@@ -1,0 +1,82 @@
+"""Writing one tool result into the reply, and keeping the reply's call ids unique."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from pydantic import BaseModel
+
+from tether._ids import new_id
+from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState
+from tether.message._copy import detached
+from tether.model import ToolCallDelta
+from tether.state._state import AgentState
+from tether.tool._batch_run import call_arguments
+
+__all__ = ["STRUCTURED_TOOL", "CallIds", "store_result"]
+
+STRUCTURED_TOOL = "generate_response"
+"""The tool the model calls to give a structured final answer."""
+
+
+def store_result(
+    state: AgentState,
+    call: ToolCallBlock,
+    kept: ToolResultBlock,
+    result: ToolResultBlock,
+    structured_model: type[BaseModel] | None,
+    *,
+    shared: bool = True,
+) -> None:
+    """Put `kept` (the context's copy of `result`) into the reply; the call is finished.
+
+    When the event that carries `result` is `shared` with a caller, the state keeps a
+    copy: a caller that changes an event changes nothing stored.
+    """
+    if kept is result and shared:
+        kept = detached(result)
+    msg = state.reply_msg()
+    assert msg is not None and state.reply is not None, "no reply in progress"
+    msg.put_tool_result(kept)
+    call.state = ToolCallState.FINISHED
+    state.note_blocks([kept])
+    if call.name == STRUCTURED_TOOL and result.state is ToolResultState.SUCCESS:
+        args = call_arguments(call) or {}
+        msg.metadata["structured_output"] = (
+            structured_model.model_validate(args).model_dump(mode="json")
+            if structured_model is not None
+            else args
+        )
+        state.reply.finished = True
+
+
+class CallIds:
+    """Gives a tool call whose id the reply already used a fresh one, before it is streamed.
+
+    Some servers number calls per response (`call_0` every time); two calls with one id
+    would share one result.
+    """
+
+    __slots__ = ("_seen", "_state", "_taken")
+
+    def __init__(self, state: AgentState) -> None:
+        self._state = state
+        self._taken: set[str] | None = None  # read on the first call
+        self._seen: set[int] = set()
+
+    def fix(self, item: ToolCallDelta) -> ToolCallDelta:
+        """Return `item`, with a fresh id if it opens a call under an id already taken."""
+        if item.index in self._seen:
+            return item
+        self._seen.add(item.index)
+        if self._taken is None:
+            msg = self._state.reply_msg()
+            self._taken = {c.id for c in msg.tool_calls} if msg is not None else set()
+        call_id = item.id
+        if call_id is None:
+            return item  # the assembler makes up a fresh one
+        if call_id in self._taken:
+            call_id = f"call_{new_id()}"
+            item = replace(item, id=call_id)
+        self._taken.add(call_id)
+        return item
