@@ -1,10 +1,21 @@
 """The StreamAssembler: deltas into blocks, and the events that fold back into the same blocks."""
 
 import json
+from collections.abc import AsyncIterator
 
+from tether.agent import Agent
 from tether.event import EventType
-from tether.message import AssistantMsg, TextBlock, ThinkingBlock, ToolCallBlock
-from tether.model import StreamAssembler, TextDelta, ThinkingDelta, ToolCallDelta
+from tether.message import AssistantMsg, TextBlock, ThinkingBlock, ToolCallBlock, UserMsg
+from tether.model import (
+    ChatModelBase,
+    ChatRequest,
+    ModelDelta,
+    StopDelta,
+    StreamAssembler,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+)
 
 DELTAS = [
     ThinkingDelta(text="Let me "),
@@ -84,3 +95,32 @@ def test_a_long_stream_of_small_pieces_joins_exactly() -> None:
     assembler.close()
     (block,) = assembler.response().content
     assert isinstance(block, TextBlock) and block.text == "".join(pieces)
+
+
+class CutShort(ChatModelBase):
+    """A model whose answer stops at the output token limit."""
+
+    def __init__(self) -> None:
+        super().__init__("cut", context_length=1_000)
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[ModelDelta]:
+        yield TextDelta("The answer is")
+        yield StopDelta("length", "max_tokens")
+
+
+async def test_why_the_model_stopped_reaches_the_response_and_model_call_end() -> None:
+    assert (await CutShort().generate(ChatRequest([]))).stop_reason == "length"
+    agent = Agent("a", "Be brief.", CutShort())
+    events = [e async for e in agent.reply_stream(UserMsg("u", "go"))]
+    (end,) = [e for e in events if e.type == EventType.MODEL_CALL_END]
+    assert end.stop_reason == "length"
+    assert events[-1].msg.get_text_content() == "The answer is"
+
+
+def test_a_tool_call_end_event_shares_nothing_with_the_stored_call() -> None:
+    assembler = StreamAssembler("r1")
+    assembler.feed(ToolCallDelta(index=0, id="c", name="f", metadata={"sig": "a"}))
+    (end,) = assembler.close()
+    end.tool_call.metadata["sig"] = "changed by a consumer"
+    (call,) = assembler.blocks
+    assert isinstance(call, ToolCallBlock) and call.metadata == {"sig": "a"}

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from tether.agent._actions import Reason
 from tether.agent._run import STRUCTURED_TOOL, Run
 from tether.context._step import build_system_prompt, compress_with_hooks, request_messages
-from tether.event import AgentEvent, ModelCallEndEvent, ModelCallStartEvent, ModelRetryEvent
+from tether.event import AgentEvent, ModelCallStartEvent, ModelRetryEvent
 from tether.middleware import ModelCall, ReasoningCall, chain_iterator
 from tether.middleware._chain import close_stream
 from tether.model import (
@@ -106,4 +106,4 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
     response = assembler.response(model_name)
     commit_step(state, response.content, response.usage, forced_final=action.forced_final)
     if run.observed:
-        yield ModelCallEndEvent(reply_id=reply_id, model_name=model_name, usage=response.usage)
+        yield assembler.end_event(model_name)

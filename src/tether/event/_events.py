@@ -150,6 +150,9 @@ class ModelCallEndEvent(EventBase):
     """The model that answered (the fallback's name if it took over)."""
     usage: ChatUsage | None = None
     """Tokens spent on this call."""
+    stop_reason: str | None = None
+    """Why the model stopped, if it said: `stop`, `length` (the answer was cut short by the
+    output token limit), `content_filter` or `other`."""
 
 
 class _BlockEvent(EventBase):

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from tether._ids import new_id
 from tether.event import (
     AgentEvent,
+    ModelCallEndEvent,
     TextBlockDeltaEvent,
     TextBlockEndEvent,
     TextBlockStartEvent,
@@ -18,9 +19,12 @@ from tether.event import (
     ToolCallStartEvent,
 )
 from tether.message import ChatUsage, ContentBlock, TextBlock, ThinkingBlock, ToolCallBlock
+from tether.message._copy import detached
 from tether.model._types import (
     ChatResponse,
     ModelDelta,
+    StopDelta,
+    StopReason,
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
@@ -45,13 +49,24 @@ class StreamAssembler:
     their block ends: the texts of `blocks` are complete after `close`, not before.
     """
 
-    __slots__ = ("_args", "_calls", "_open", "_parts", "blocks", "emit", "reply_id", "usage")
+    __slots__ = (
+        "_args",
+        "_calls",
+        "_open",
+        "_parts",
+        "blocks",
+        "emit",
+        "reply_id",
+        "stop_reason",
+        "usage",
+    )
 
     def __init__(self, reply_id: str, *, emit: bool = True) -> None:
         self.reply_id = reply_id
         self.emit = emit
         self.blocks: list[ContentBlock] = []
         self.usage: ChatUsage | None = None
+        self.stop_reason: StopReason | None = None
         self._open: TextBlock | ThinkingBlock | None = None
         self._parts: list[str] = []  # the open block's text so far
         self._calls: dict[int, ToolCallBlock] = {}
@@ -82,6 +97,8 @@ class StreamAssembler:
             return self._tool_call(delta)
         if isinstance(delta, UsageDelta):
             self.usage = delta.usage
+        elif isinstance(delta, StopDelta):
+            self.stop_reason = delta.reason
         return _NO_EVENTS
 
     def _start(self, block: TextBlock | ThinkingBlock) -> list[AgentEvent]:
@@ -190,11 +207,25 @@ class StreamAssembler:
             if self.emit:
                 events.append(
                     ToolCallEndEvent(
-                        reply_id=self.reply_id, block_id=call.id, tool_call=call.model_copy()
+                        reply_id=self.reply_id, block_id=call.id, tool_call=detached(call)
                     )
                 )
         return events
 
     def response(self, model_name: str = "") -> ChatResponse:
         """The assembled answer."""
-        return ChatResponse(content=list(self.blocks), usage=self.usage, model_name=model_name)
+        return ChatResponse(
+            content=list(self.blocks),
+            usage=self.usage,
+            model_name=model_name,
+            stop_reason=self.stop_reason,
+        )
+
+    def end_event(self, model_name: str) -> ModelCallEndEvent:
+        """The MODEL_CALL_END event of this answer: the model, its usage, why it stopped."""
+        return ModelCallEndEvent(
+            reply_id=self.reply_id,
+            model_name=model_name,
+            usage=self.usage,
+            stop_reason=self.stop_reason,
+        )

@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 
 from tether.errors import ModelRetryableError
-from tether.model._types import ChatRequest, ChatResponse, ModelDelta, StopDelta
+from tether.model._types import ChatRequest, ChatResponse, ModelDelta
 
 __all__ = ["ChatModelBase"]
 
@@ -45,16 +45,10 @@ class ChatModelBase(ABC):
         from tether.model._assembler import StreamAssembler
 
         assembler = StreamAssembler(reply_id="", emit=False)
-        stop: StopDelta | None = None
         async for delta in self.stream(request):
-            if isinstance(delta, StopDelta):
-                stop = delta
-            else:
-                assembler.feed(delta)
+            assembler.feed(delta)
         assembler.close()
-        response = assembler.response(self.model_name)
-        response.stop_reason = None if stop is None else stop.reason
-        return response
+        return assembler.response(self.model_name)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.model_name!r}>"
