@@ -70,6 +70,9 @@ def test_the_same_name_in_two_folders_is_an_error_naming_both(
 def test_a_folder_given_twice_is_read_once(folders: tuple[Path, Path]) -> None:
     loader = LocalSkillLoader([folders[0], str(folders[0]) + "/"])
     assert loader.directories == [folders[0].resolve()]
+    same = str(folders[0])
+    (only,) = Toolkit(skills_or_loaders=[same, same]).sources  # one object, twice
+    assert isinstance(only, LocalSkillLoader) and only.directories == [folders[0].resolve()]
 
 
 def test_bad_items_are_clear_errors(folders: tuple[Path, Path]) -> None:

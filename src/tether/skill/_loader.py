@@ -135,13 +135,11 @@ def signature(root: Path) -> Signature:
     return tuple(entries)
 
 
-def load_folder(root: Path) -> list[Skill]:
-    """Read every `SKILL.md` of `root` (itself and its direct subfolders)."""
-    return load_folders([root])
-
-
 def load_folders(roots: Sequence[Path]) -> list[Skill]:
-    """Read every `SKILL.md` of each folder; a name used twice is an error naming both."""
+    """Read every `SKILL.md` of each folder (itself and its direct subfolders).
+
+    A skill name used twice, in one folder or across folders, is an error naming both.
+    """
     skills: list[Skill] = []
     seen: dict[str, Skill] = {}
     for path in (p for root in roots for p in _candidates(root)):

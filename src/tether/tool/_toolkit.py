@@ -176,11 +176,13 @@ def _skill_sources(items: list[str | Path | ToolSourceBase]) -> list[ToolSourceB
     """The loaders; every folder path goes to one loader, where the first path stood."""
     folders = [item for item in items if isinstance(item, str | Path)]
     sources: list[ToolSourceBase] = []
+    placed = False
     for item in items:
         if not isinstance(item, str | Path):
             sources.append(item)  # `add_source` says it if this is not a tool source
-        elif item is folders[0]:
+        elif not placed:
             from tether.skill import LocalSkillLoader  # skills sit above tool/
 
             sources.append(LocalSkillLoader(folders))
+            placed = True
     return sources
