@@ -80,6 +80,9 @@ def build_agent(url: str) -> Agent:
                     name="amap",
                     is_stateful=False,
                     mcp_config=HttpMCPConfig(url=url),
+                    # Our local stand-in: trust its `readOnlyHint` (without this, as in
+                    # the seed, each call of an MCP tool asks for confirmation first).
+                    trust_annotations=True,
                 ),
             ],
             skills_or_loaders=["./skills"],

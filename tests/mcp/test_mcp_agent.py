@@ -48,7 +48,7 @@ def results(events: list[Any]) -> dict[str, Any]:
 
 async def test_time_server_tools_through_reply_stream() -> None:
     time_server = StdioMCPConfig(command=sys.executable, args=["-m", "mcp_server_time"])
-    client = MCPClient("time", True, time_server)
+    client = MCPClient("time", True, time_server, trust_annotations=True)
     model = ScriptedChatModel(
         [
             AssistantMsg(
@@ -114,7 +114,7 @@ async def test_git_server_read_only_runs_and_a_write_pauses_for_confirmation(
             AssistantMsg("a", "Staged."),
         ]
     )
-    async with Toolkit(mcps=[MCPClient("git", True, git)]) as toolkit:
+    async with Toolkit(mcps=[MCPClient("git", True, git, trust_annotations=True)]) as toolkit:
         agent = Agent(name="bot", system_prompt="p", model=model, toolkit=toolkit)
         first = await drain(agent, UserMsg("user", "stage my change"))
         pause = first[-1]
@@ -137,7 +137,7 @@ async def test_git_server_read_only_runs_and_a_write_pauses_for_confirmation(
 
 
 async def test_progress_events_and_a_server_killed_mid_reply_do_not_hang() -> None:
-    client = MCPClient("demo", True, demo_stdio(), execution_timeout=60)
+    client = MCPClient("demo", True, demo_stdio(), execution_timeout=60, trust_annotations=True)
     model = ScriptedChatModel(
         [
             AssistantMsg("a", [tc("mcp__demo__pid", id="pid")]),
@@ -185,7 +185,7 @@ async def test_progress_events_and_a_server_killed_mid_reply_do_not_hang() -> No
 
 
 async def test_an_mcp_server_wrapped_as_a_sleeping_plugin() -> None:
-    client = MCPClient("demo", True, demo_stdio())
+    client = MCPClient("demo", True, demo_stdio(), trust_annotations=True)
     plugin = client.as_plugin(description="Demo tools: echo and notes.")
     model = ScriptedChatModel(
         [

@@ -29,7 +29,9 @@ def delta(before: dict[str, Any], after: dict[str, Any], *methods: str) -> int:
 
 async def test_stateful_http_tools_progress_errors_and_timeouts(http_url: str) -> None:
     rec = Recorder()
-    client = MCPClient("web", True, HttpMCPConfig(url=http_url), execution_timeout=1)
+    client = MCPClient(
+        "web", True, HttpMCPConfig(url=http_url), execution_timeout=1, trust_annotations=True
+    )
     async with client:
         tools = await tools_of(client)
         assert tools["mcp__web__echo"].is_read_only

@@ -192,7 +192,8 @@ async def test_a_server_that_stops_mid_reply_gives_error_results_not_a_crash() -
     )
     got: dict[str, Any] = {}
     try:
-        async with Toolkit(mcps=[MCPClient("web", True, HttpMCPConfig(url=url, timeout=5))]) as tk:
+        web = MCPClient("web", True, HttpMCPConfig(url=url, timeout=5), trust_annotations=True)
+        async with Toolkit(mcps=[web]) as tk:
             agent = Agent(name="bot", system_prompt="p", model=model, toolkit=tk)
             async for event in agent.reply_stream(UserMsg("user", "go")):
                 if isinstance(event, ToolResultEndEvent):

@@ -20,7 +20,7 @@ from tether.permission import PermissionBehavior, PermissionContext, PermissionE
 
 
 async def test_tools_are_named_per_server_keep_their_schema_and_read_only_hint() -> None:
-    async with MCPClient("demo", True, demo_stdio()) as client:
+    async with MCPClient("demo", True, demo_stdio(), trust_annotations=True) as client:
         tools = await tools_of(client)
         assert {"mcp__demo__echo", "mcp__demo__write_note", "mcp__demo__slow"} <= set(tools)
         echo = tools["mcp__demo__echo"]
@@ -37,7 +37,7 @@ async def test_tools_are_named_per_server_keep_their_schema_and_read_only_hint()
 
 
 async def test_permissions_allow_read_only_and_ask_with_an_mcp_rule_otherwise() -> None:
-    async with MCPClient("demo", True, demo_stdio()) as client:
+    async with MCPClient("demo", True, demo_stdio(), trust_annotations=True) as client:
         tools = await tools_of(client)
         engine = PermissionEngine(PermissionContext())
         allowed = await engine.decide(tools["mcp__demo__echo"], {"text": "x"})

@@ -155,7 +155,7 @@ async def test_many_concurrent_calls_on_one_stdio_session() -> None:
 
 
 async def test_two_agents_share_one_client_concurrently() -> None:
-    client = MCPClient("demo", True, demo_stdio())
+    client = MCPClient("demo", True, demo_stdio(), trust_annotations=True)
 
     def script(tag: str) -> ScriptedChatModel:
         calls = [tc("mcp__demo__echo", {"text": f"{tag}{i}"}, id=f"{tag}{i}") for i in range(5)]

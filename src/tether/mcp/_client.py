@@ -23,11 +23,15 @@ from tether.tool import ToolBase, ToolContext, ToolOutput, ToolSourceBase
 if TYPE_CHECKING:
     from mcp import Client
 
-__all__ = ["MCPClient"]
+__all__ = ["DEFAULT_EXECUTION_TIMEOUT", "MCPClient"]
 
 logger = logging.getLogger("tether.mcp")
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,40}")
 T = TypeVar("T")
+
+DEFAULT_EXECUTION_TIMEOUT = 60.0
+"""Seconds a tool call may take by default: a server that never answers must not hang
+the reply (a long-running tool can be given more, or None)."""
 
 
 class _ConnectionLost(Exception):
@@ -51,9 +55,16 @@ class MCPClient(ToolSourceBase):
         mcp_config: How to reach the server (`StdioMCPConfig` or `HttpMCPConfig`).
         enable_tools: Only offer these tools (server-side names); all if None.
         disable_tools: Never offer these tools (server-side names).
-        execution_timeout: Seconds a tool call may take before it fails (None: no limit).
+        execution_timeout: Seconds a tool call may take before it ends with an error
+            result the model reads (default 60; None: no limit, for a server you trust to
+            answer).
         is_optional: If the server can't be reached, log a warning and offer no tools
             (retrying next reply) instead of raising `MCPConnectionError`.
+        trust_annotations: Let the server's annotations decide: a `readOnlyHint` tool then
+            runs without asking (and in EXPLORE mode) and may run alongside other calls.
+            By default annotations are the server's unverified claims (the MCP
+            specification: untrusted unless the server is trusted), so every call asks
+            unless a rule allows it.
     """
 
     def __init__(
@@ -63,9 +74,10 @@ class MCPClient(ToolSourceBase):
         mcp_config: MCPConfig,
         enable_tools: Iterable[str] | None = None,
         disable_tools: Iterable[str] | None = None,
-        execution_timeout: float | None = None,
+        execution_timeout: float | None = DEFAULT_EXECUTION_TIMEOUT,
         *,
         is_optional: bool = False,
+        trust_annotations: bool = False,
     ) -> None:
         if not isinstance(name, str) or not _NAME.fullmatch(name):
             raise ConfigError(
@@ -86,6 +98,7 @@ class MCPClient(ToolSourceBase):
         self.disable_tools = frozenset(disable_tools or ())
         self.execution_timeout = execution_timeout
         self.is_optional = is_optional
+        self.trust_annotations = bool(trust_annotations)
         self.list_requests = 0
         """How many `tools/list` round trips this client has made."""
         self._tools: list[MCPTool] | None = None
@@ -277,7 +290,7 @@ class MCPClient(ToolSourceBase):
         for spec in specs:
             if not self._is_enabled(spec.name):
                 continue
-            tool = MCPTool(self.name, spec, self._call)
+            tool = MCPTool(self.name, spec, self._call, trust_annotations=self.trust_annotations)
             if tool.name in tools:  # only if a name looks like another's hashed form
                 logger.warning(
                     "MCP server %r: tools %r and %r both become %r; offering the first only",

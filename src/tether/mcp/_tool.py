@@ -59,7 +59,9 @@ class MCPTool(ToolBase):
 
     input_model = MCPArguments
 
-    def __init__(self, server: str, spec: Any, call: CallFn) -> None:
+    def __init__(
+        self, server: str, spec: Any, call: CallFn, *, trust_annotations: bool = False
+    ) -> None:
         self.server = server
         self.remote_name: str = spec.name
         """The tool's name on the server."""
@@ -68,10 +70,22 @@ class MCPTool(ToolBase):
         self._schema, constraints = offered_schema(spec.input_schema)
         self.description = description + constraints
         annotations = spec.annotations
-        self.is_read_only = bool(annotations is not None and annotations.read_only_hint)
+        self.read_only_hint = bool(annotations is not None and annotations.read_only_hint)
+        """The server says the tool changes nothing (its claim, trusted or not)."""
+        self.trust_annotations = trust_annotations
+        """The user vouches for the server: its annotations decide (see `MCPClient`)."""
+        self.is_read_only = self.read_only_hint and trust_annotations
         # One session multiplexes requests, so read-only calls may overlap.
         self.is_concurrency_safe = self.is_read_only
         self._call = call
+
+    def is_read_only_call(self, tool_input: dict[str, Any]) -> bool:
+        """The server's claim, so that EXPLORE mode asks for it instead of denying it.
+
+        Only a trusted claim (`is_read_only`) allows the call: `check_permissions` asks
+        otherwise. A tool without the hint is denied in EXPLORE mode, as any other.
+        """
+        return self.read_only_hint
 
     @property
     def input_schema(self) -> dict[str, Any]:
@@ -84,14 +98,20 @@ class MCPTool(ToolBase):
         context: PermissionContext,
         tool_state: Mapping[str, Any] | None = None,
     ) -> PermissionDecision:
-        """Read-only tools (by the server's `readOnlyHint`) run; others ask."""
+        """Tools a trusted server marks `readOnlyHint` run; every other call asks."""
         if self.is_read_only:
             return PermissionDecision(
                 behavior=PermissionBehavior.ALLOW, reason=f"{self.name} is read-only"
             )
+        reason = f"{self.name} may change things on MCP server {self.server!r}"
+        if self.read_only_hint:
+            reason = (
+                f"MCP server {self.server!r} says {self.name} is read-only, but its "
+                "annotations are not trusted (`MCPClient(trust_annotations=True)` trusts them)"
+            )
         return PermissionDecision(
             behavior=PermissionBehavior.ASK,
-            reason=f"{self.name} may change things on MCP server {self.server!r}",
+            reason=reason,
             suggested_rules=self.generate_suggestions(tool_input, context, tool_state),
         )
 
