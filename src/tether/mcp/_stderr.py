@@ -16,7 +16,7 @@ import sys
 from collections import deque
 from typing import IO, TextIO
 
-__all__ = ["StderrSink"]
+__all__ = ["LogBudget", "StderrSink"]
 
 logger = logging.getLogger("tether.mcp.stderr")
 
@@ -32,16 +32,54 @@ _CHUNK = 64 * 1024
 _DRAIN_TIMEOUT = 1.0
 
 
+class LogBudget:
+    """Logs the lines of one stream of a server until its budget is spent, then one notice.
+
+    Shared by stderr and by stdout noise (lines on stdout that are not MCP messages).
+    """
+
+    def __init__(self, server: str, stream: str, log: logging.Logger) -> None:
+        self.server = server
+        self.stream = stream
+        self.lines = 0
+        """Lines offered in all."""
+        self._log = log
+        self._logged_bytes = 0
+        self._muted = False
+
+    def cut(self, text: str) -> str:
+        """`text` without a line end, cut to `LINE_CHARS` characters."""
+        text = text.rstrip("\r\n")
+        if len(text) > LINE_CHARS:
+            return text[:LINE_CHARS] + f"... [{len(text) - LINE_CHARS} more characters]"
+        return text
+
+    def log(self, text: str) -> None:
+        """Log one (already cut) line at INFO, if the budget allows."""
+        self.lines += 1
+        if self._muted:
+            return
+        if self.lines > LOG_LINES or self._logged_bytes + len(text) > LOG_BYTES:
+            self._muted = True
+            self._log.info(
+                "[%s] more %s output than %d lines or %d bytes; the rest is not logged",
+                self.server,
+                self.stream,
+                LOG_LINES,
+                LOG_BYTES,
+            )
+            return
+        self._logged_bytes += len(text)
+        self._log.info("[%s] %s", self.server, text)
+
+
 class StderrSink:
     """Owns the pipe a server writes its stderr to, and the task that reads it."""
 
     def __init__(self, server: str) -> None:
         self.server = server
         self.tail: deque[str] = deque(maxlen=TAIL_LINES)
-        self.lines = 0
-        """Lines the server wrote in all."""
-        self._logged_bytes = 0
-        self._muted = False
+        self._budget = LogBudget(server, "stderr", logger)
         self._partial = b""
         self._transport: asyncio.BaseTransport | None = None
         self._task: asyncio.Task[None] | None = None
@@ -96,6 +134,11 @@ class StderrSink:
             elif self._reader is not None:
                 self._reader.close()
 
+    @property
+    def lines(self) -> int:
+        """Lines the server wrote in all."""
+        return self._budget.lines
+
     def describe_tail(self) -> str:
         """`; its stderr ended with: ...` for an error message, or nothing."""
         if not self.tail:
@@ -119,21 +162,6 @@ class StderrSink:
             self._partial = b""
 
     def _line(self, raw: bytes) -> None:
-        text = raw.decode("utf-8", "replace").rstrip("\r")
-        if len(text) > LINE_CHARS:
-            text = text[:LINE_CHARS] + f"... [{len(text) - LINE_CHARS} more characters]"
-        self.lines += 1
+        text = self._budget.cut(raw.decode("utf-8", "replace"))
         self.tail.append(text)
-        if self._muted:
-            return
-        if self.lines > LOG_LINES or self._logged_bytes + len(text) > LOG_BYTES:
-            self._muted = True
-            logger.info(
-                "[%s] more stderr output than %d lines or %d bytes; the rest is not logged",
-                self.server,
-                LOG_LINES,
-                LOG_BYTES,
-            )
-            return
-        self._logged_bytes += len(text)
-        logger.info("[%s] %s", self.server, text)
+        self._budget.log(text)

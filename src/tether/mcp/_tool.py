@@ -10,8 +10,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from tether.mcp._media import media_block
 from tether.mcp._schema import offered_schema
-from tether.message import Base64Source, DataBlock, TextBlock, ToolResultBlock, ToolResultState
+from tether.message import DataBlock, TextBlock, ToolResultBlock, ToolResultState
 from tether.permission import (
     PermissionBehavior,
     PermissionContext,
@@ -134,7 +135,7 @@ def _content_blocks(item: Any) -> list[TextBlock | DataBlock]:
     if kind == "text":
         return [TextBlock(text=item.text)]
     if kind in ("image", "audio"):
-        return [DataBlock(source=Base64Source(media_type=item.mime_type, data=item.data))]
+        return [media_block(item.mime_type, item.data, kind)]
     if kind == "resource":
         return _resource_blocks(item.resource)
     if kind == "resource_link":
@@ -150,7 +151,7 @@ def _resource_blocks(resource: Any) -> list[TextBlock | DataBlock]:
     media = resource.mime_type or "application/octet-stream"
     return [
         TextBlock(text=f"[resource {resource.uri} ({media})]"),
-        DataBlock(source=Base64Source(media_type=media, data=resource.blob)),
+        media_block(media, resource.blob, "resource data"),
     ]
 
 

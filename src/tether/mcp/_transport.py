@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 from tether.errors import MCPConnectionError, MissingDependencyError
 from tether.mcp._config import HttpMCPConfig, MCPConfig, StdioMCPConfig
+from tether.mcp._frames import FrameGuard, guarding, unguard
 from tether.mcp._redact import Redactor, redact_url
 from tether.mcp._stderr import StderrSink
 
@@ -33,52 +35,90 @@ def describe(exc: BaseException) -> str:
     return "; ".join(f"{type(e).__name__}: {e}" if str(e) else type(e).__name__ for e in leaves)
 
 
-class _WatchedReadStream:
-    """Forwards a transport's read stream and sets `dropped` when it ends."""
+class _GuardedReadStream:
+    """Forwards a transport's read stream through a `FrameGuard`; sets `dropped` at its end."""
 
-    def __init__(self, inner: Any, dropped: asyncio.Event) -> None:
+    def __init__(self, inner: Any, guard: FrameGuard, dropped: asyncio.Event | None) -> None:
         self._inner = inner
+        self._guard = guard
         self._dropped = dropped
+        self._ready: deque[Any] = deque()
 
     @property
     def last_context(self) -> Any:
         return getattr(self._inner, "last_context", None)
 
-    async def receive(self) -> Any:
-        try:
-            return await self._inner.receive()
-        except BaseException:
+    def _ended(self) -> None:
+        if self._dropped is not None:
             self._dropped.set()
-            raise
+
+    async def receive(self) -> Any:
+        while not self._ready:
+            try:
+                item = await self._inner.receive()
+            except BaseException:
+                self._ended()
+                raise
+            self._ready.extend(self._guard.received(item))
+        return self._ready.popleft()
 
     async def aclose(self) -> None:
-        self._dropped.set()
+        self._ended()
         await self._inner.aclose()
 
-    def __aiter__(self) -> _WatchedReadStream:
+    def __aiter__(self) -> _GuardedReadStream:
         return self
 
     async def __anext__(self) -> Any:
-        try:
-            return await self._inner.__anext__()
-        except BaseException:
-            self._dropped.set()
-            raise
+        while not self._ready:
+            try:
+                item = await self._inner.__anext__()
+            except BaseException:
+                self._ended()
+                raise
+            self._ready.extend(self._guard.received(item))
+        return self._ready.popleft()
 
-    async def __aenter__(self) -> _WatchedReadStream:
+    async def __aenter__(self) -> _GuardedReadStream:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
 
+class _GuardedWriteStream:
+    """Forwards a transport's write stream, telling the `FrameGuard` what is sent."""
+
+    def __init__(self, inner: Any, guard: FrameGuard) -> None:
+        self._inner = inner
+        self._guard = guard
+
+    async def send(self, item: Any) -> None:
+        self._guard.sent(item)
+        await self._inner.send(item)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _GuardedWriteStream:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self._inner.__aexit__(*exc)
+
+
 @asynccontextmanager
-async def _watched(transport: Any, dropped: asyncio.Event | None) -> AsyncIterator[Any]:
+async def _guarded(transport: Any, name: str, dropped: asyncio.Event | None) -> AsyncIterator[Any]:
+    guard = FrameGuard(name)
     async with transport as (read_stream, write_stream):
-        if dropped is None:
-            yield read_stream, write_stream
-        else:
-            yield _WatchedReadStream(read_stream, dropped), write_stream
+        yield (
+            _GuardedReadStream(read_stream, guard, dropped),
+            _GuardedWriteStream(write_stream, guard),
+        )
 
 
 def _stdio_transport(config: StdioMCPConfig, sink: StderrSink | None) -> Any:
@@ -122,6 +162,7 @@ def _is_unreachable(exc: BaseException) -> bool:
 
 async def _enter(
     stack: AsyncExitStack,
+    name: str,
     config: MCPConfig,
     sse: bool,
     handler: MessageHandler | None,
@@ -134,9 +175,9 @@ async def _enter(
         transport = _stdio_transport(config, sink)
     else:
         transport = await _http_transport(config, sse, stack)
-    watched: Any = _watched(transport, dropped)
+    guarded: Any = _guarded(transport, name, dropped)
     handler_fn: Any = handler
-    client = Client(watched, message_handler=handler_fn, cache=None)
+    client = Client(guarded, message_handler=handler_fn, cache=None)
     return await stack.enter_async_context(client)
 
 
@@ -169,12 +210,14 @@ async def _open(
     sse_first = isinstance(config, HttpMCPConfig) and config.transport == "sse"
     can_fall_back = isinstance(config, HttpMCPConfig) and config.transport == "auto"
     sink = StderrSink(name) if isinstance(config, StdioMCPConfig) else None
+    token = guarding()  # the SDK's reader task, started below, inherits it
     async with AsyncExitStack() as stack:
+        stack.callback(unguard, token)
         if sink is not None:
             await sink.start()
             stack.push_async_callback(sink.finish)  # after the process has stopped
         try:
-            client = await _enter(stack, config, sse_first, handler, dropped, sink)
+            client = await _enter(stack, name, config, sse_first, handler, dropped, sink)
         except Exception as exc:
             if sink is not None:
                 await sink.finish()  # what the server said before it failed
@@ -184,7 +227,7 @@ async def _open(
             if dropped is not None:
                 dropped.clear()  # the failed attempt's stream ended, not this session's
             try:
-                client = await _enter(stack, config, True, handler, dropped)
+                client = await _enter(stack, name, config, True, handler, dropped)
             except Exception as sse_exc:
                 raise _unreachable(name, config, exc) from sse_exc
         if sink is not None:
