@@ -9,7 +9,9 @@ at an offset: a memcmp, no copies); only messages that differ and new ones are w
 from __future__ import annotations
 
 import json
+import logging
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -17,7 +19,8 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError
 
-from tether.app.storage._record import SessionKey
+from tether._json_depth import MAX_JSON_DEPTH, json_depth_exceeds
+from tether.app.storage._record import SessionInfo, SessionKey
 from tether.errors import SessionCorruptedError, SessionInputError, StateVersionError
 from tether.message import Msg
 from tether.state import SCHEMA_VERSION, AgentState
@@ -31,10 +34,12 @@ __all__ = [
     "encode_bodies",
     "encode_head",
     "encode_metadata",
+    "listed",
     "parse_time",
     "plan_delta",
 ]
 
+logger = logging.getLogger("tether.storage")
 _STATE = TypeAdapter(AgentState)
 _CONTEXT = TypeAdapter(list[Msg])
 _MSG = TypeAdapter(Msg)
@@ -131,20 +136,32 @@ def _unsavable(key: SessionKey, exc: Exception) -> SessionInputError:
 
 
 def decode_state(key: SessionKey, where: str, head: bytes, bodies: list[bytes]) -> AgentState:
-    """Rebuild the state; undecodable data raises `SessionCorruptedError` naming `where`."""
+    """Rebuild the state; undecodable data raises `SessionCorruptedError` naming `where`.
+
+    Nesting deeper than `MAX_JSON_DEPTH` is refused before anything is parsed (parsing it
+    would recurse until `RecursionError`).
+    """
     try:
+        _check_depth("the head", head)
+        for position, body in enumerate(bodies):
+            _check_depth(f"message {position}", body)
         obj = json.loads(head)
         if not isinstance(obj, dict):
             raise ValueError(f"the head is a JSON {type(obj).__name__}, not an object")
         obj["context"] = json.loads(b"[" + b",".join(bodies) + b"]")
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise _corrupted(key, where, exc) from exc
     try:
         return AgentState.model_validate(obj)
     except StateVersionError as exc:
         raise StateVersionError(f"session {key} at {where}: {exc}") from exc
-    except ValidationError as exc:
+    except (ValueError, TypeError, RecursionError) as exc:  # ValidationError is a ValueError
         raise _corrupted(key, where, exc) from exc
+
+
+def _check_depth(what: str, raw: bytes | str) -> None:
+    if json_depth_exceeds(raw):
+        raise ValueError(f"{what} nests deeper than {MAX_JSON_DEPTH} levels")
 
 
 def _corrupted(key: SessionKey, where: str, exc: Exception) -> SessionCorruptedError:
@@ -153,6 +170,19 @@ def _corrupted(key: SessionKey, where: str, exc: Exception) -> SessionCorruptedE
         f"session {key} at {where} cannot be decoded ({first}); other sessions are "
         "unaffected: delete it with `delete_session` or restore it from a backup"
     )
+
+
+def listed(key: SessionKey, build: Callable[[], SessionInfo]) -> SessionInfo | None:
+    """`build()`, or None (logged as a warning) if the session's row is damaged.
+
+    One damaged session must not hide the user's others from `list_sessions`; it is
+    left out, and `get_session` of it raises `SessionCorruptedError`.
+    """
+    try:
+        return build()
+    except SessionCorruptedError as exc:
+        logger.warning("list_sessions leaves out session %s: %s", key, exc)
+        return None
 
 
 def encode_metadata(metadata: object) -> str | None:
@@ -164,18 +194,25 @@ def encode_metadata(metadata: object) -> str | None:
             f"metadata must be a dict with string keys, got {type(metadata).__name__}"
         )
     try:
-        return json.dumps(metadata, allow_nan=False, separators=(",", ":"))
-    except (TypeError, ValueError) as exc:
+        text = json.dumps(metadata, allow_nan=False, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError) as exc:
         raise SessionInputError(f"metadata must be JSON-serialisable: {exc}") from exc
+    if json_depth_exceeds(text):
+        raise SessionInputError(
+            f"metadata nests deeper than {MAX_JSON_DEPTH} levels, which would not load back; "
+            "store it flatter"
+        )
+    return text
 
 
 def decode_metadata(key: SessionKey, where: str, raw: str | bytes) -> dict[str, Any]:
     """Parse stored metadata JSON; a bad value raises `SessionCorruptedError`."""
     try:
+        _check_depth("the metadata", raw)
         value = json.loads(raw)
         if not isinstance(value, dict):
             raise ValueError("metadata is not a JSON object")
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise _corrupted(key, where, exc) from exc
     return value
 

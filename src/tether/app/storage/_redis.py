@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from tether.app.storage._base import StorageBase, conflict, not_found, recreated
-from tether.app.storage._codec import decode_metadata, parse_time
+from tether.app.storage._codec import decode_metadata, listed, parse_time
 from tether.app.storage._record import (
     SessionDelta,
     SessionInfo,
@@ -278,13 +279,12 @@ class RedisStorage(StorageBase):
         rows = await self._call(index, heads)
         infos, gone = [], []
         for k, row in zip(keys, rows, strict=True):
-            if isinstance(row, Exception):
-                raise self._response(k, row)
-            version, created, updated, meta, n = row
-            if version is None:  # expired (ttl) or deleted meanwhile
-                gone.append(k)
+            if not isinstance(row, Exception) and row[0] is None:
+                gone.append(k)  # expired (ttl) or deleted meanwhile
                 continue
-            infos.append(self._info(k, version, created, updated, meta, n))
+            info = listed(k, partial(self._listed, k, row))
+            if info is not None:
+                infos.append(info)
         if gone:
             heads_gone = [self.keys_of(k)[0] for k in gone]
             members_gone = [_member(k) for k in gone]
@@ -292,6 +292,12 @@ class RedisStorage(StorageBase):
                 index, lambda: self._prune_script(keys=[index, *heads_gone], args=members_gone)
             )
         return infos
+
+    def _listed(self, key: SessionKey, row: Any) -> SessionInfo:
+        """A session's listing from its `HMGET` reply (an error for a wrong-type key)."""
+        if isinstance(row, Exception):
+            raise self._response(key, row) from row
+        return self._info(key, *row)
 
     def _info(
         self, key: SessionKey, version: Any, created: Any, updated: Any, meta: Any, n: Any

@@ -7,11 +7,12 @@ import os
 import sqlite3
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tether.app.storage._base import StorageBase, conflict, not_found, recreated
-from tether.app.storage._codec import decode_metadata, parse_time
+from tether.app.storage._codec import decode_metadata, listed, parse_time
 from tether.app.storage._record import (
     SessionDelta,
     SessionInfo,
@@ -268,22 +269,28 @@ class SQLiteStorage(StorageBase):
             cursor = await db.execute(query, args)
             rows = await cursor.fetchall()
         infos = []
-        for u, a, s, version, created, updated, meta, n in rows:
+        for u, a, s, *fields in rows:
             key = SessionKey(u, a, s)
-            where = self._where(key)
-            infos.append(
-                SessionInfo(
-                    user_id=u,
-                    agent_id=a,
-                    session_id=s,
-                    version=_count(key, where, "version", version),
-                    created_at=parse_time(key, where, created),
-                    updated_at=parse_time(key, where, updated),
-                    metadata=decode_metadata(key, where, meta),
-                    message_count=_count(key, where, "message count", n),
-                )
-            )
+            info = listed(key, partial(_info, key, self._where(key), *fields))
+            if info is not None:
+                infos.append(info)
         return infos
+
+
+def _info(
+    key: SessionKey, where: str, version: Any, created: Any, updated: Any, meta: Any, n: Any
+) -> SessionInfo:
+    """A row of `tether_sessions` as a listing (`SessionCorruptedError` if it is damaged)."""
+    return SessionInfo(
+        user_id=key.user_id,
+        agent_id=key.agent_id,
+        session_id=key.session_id,
+        version=_count(key, where, "version", version),
+        created_at=parse_time(key, where, created),
+        updated_at=parse_time(key, where, updated),
+        metadata=decode_metadata(key, where, meta),
+        message_count=_count(key, where, "message count", n),
+    )
 
 
 def _as_bytes(value: object) -> bytes:
