@@ -12,6 +12,8 @@ import sqlite3
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from storage_helpers import Backend
 
 from tether._json_depth import MAX_JSON_DEPTH, json_depth_exceeds
@@ -132,3 +134,42 @@ def test_the_depth_scan_counts_brackets_outside_strings_only() -> None:
     many_but_flat = json.dumps([[i] for i in range(10_000)])
     assert not json_depth_exceeds(many_but_flat)
     assert json_depth_exceeds("[[[", limit=2) and not json_depth_exceeds("[[]]", limit=2)
+
+
+def _depth_by_hand(text: str) -> int:
+    """The nesting depth, one character at a time (the reference for the fast scan)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+_JSON = st.recursive(
+    st.none() | st.integers() | st.text(alphabet='[]{}"\\ab\u00e9\ud7ff'),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(alphabet='[]{}"\\k', max_size=3), inner, max_size=3)
+    ),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_JSON, limit=st.integers(min_value=0, max_value=12))
+def test_the_depth_scan_agrees_with_a_character_by_character_count(value: Any, limit: int) -> None:
+    text = json.dumps(value, ensure_ascii=False)
+    assert json_depth_exceeds(text, limit) is (_depth_by_hand(text) > limit)

@@ -143,7 +143,7 @@ def decode_state(key: SessionKey, where: str, head: bytes, bodies: list[bytes]) 
     """
     try:
         _check_depth("the head", head)
-        for position, body in enumerate(bodies):
+        for position, body in enumerate(bodies):  # one by one: most take the fast path
             _check_depth(f"message {position}", body)
         obj = json.loads(head)
         if not isinstance(obj, dict):
