@@ -1,8 +1,8 @@
 """Media a server returns: kept as a data block only if every provider can take it.
 
-Providers send each data block of a tool result as an image, in every later request of
-the session: data of another type, or data that is not what it says, makes the provider
-refuse all of them. So a block is kept only when its media type is one of
+The Anthropic and OpenAI formatters send each data block of a tool result as an image,
+in every later request of the session: data of another type, or data that is not what it
+says, makes the provider refuse all of them. So a block is kept only when its media type is one of
 `IMAGE_TYPES`, its data is valid base64 and its first bytes are that type's signature;
 anything else becomes a short text note the model can read.
 """
@@ -17,7 +17,7 @@ from tether.message import Base64Source, DataBlock, TextBlock
 __all__ = ["IMAGE_TYPES", "media_block"]
 
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
-"""The media types kept as data blocks (the images Anthropic, OpenAI and Gemini accept)."""
+"""The media types kept as data blocks (the images Anthropic, OpenAI and Gemini all take)."""
 _SHOWN = "PNG, JPEG, GIF and WebP images"
 
 
