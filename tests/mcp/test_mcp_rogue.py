@@ -6,6 +6,7 @@ Each call must end with a result the model reads, at once where the client can t
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
 import time
@@ -39,14 +40,16 @@ async def test_a_server_that_never_answers_ends_the_call_with_an_error() -> None
         assert (await call(tools, "mcp__rogue__echo", text="on")).output == "echo: on"
 
 
+@pytest.mark.parametrize("is_stateful", [True, False])
 @pytest.mark.parametrize(
     ("tool", "says"),
     [("surrogate", "could not be read"), ("wrong_id", "never sent")],
 )
 async def test_an_answer_that_cannot_be_read_or_matched_fails_the_call_at_once(
-    tool: str, says: str
+    tool: str, says: str, is_stateful: bool
 ) -> None:
-    async with rogue(execution_timeout=120) as client:
+    config = StdioMCPConfig(command=sys.executable, args=[str(ROGUE)])
+    async with MCPClient("rogue", is_stateful, config, execution_timeout=120) as client:
         tools = await tools_of(client)
         started = time.monotonic()
         result = await call(tools, f"mcp__rogue__{tool}")
@@ -54,6 +57,21 @@ async def test_an_answer_that_cannot_be_read_or_matched_fails_the_call_at_once(
         assert result.state is ToolResultState.ERROR
         assert says in result.get_text() and "'rogue'" in result.get_text()
         assert (await call(tools, "mcp__rogue__echo", text="on")).output == "echo: on"
+
+
+async def test_an_unreadable_answer_fails_only_its_own_call_a_stray_id_fails_all() -> None:
+    async with rogue(execution_timeout=2) as client:
+        tools = await tools_of(client)
+        silent, broken = await asyncio.gather(
+            call(tools, "mcp__rogue__silent"), call(tools, "mcp__rogue__surrogate")
+        )
+        assert "could not be read" in broken.get_text()
+        assert "within 2s" in silent.get_text()  # its own answer may still come: it waits
+        silent, stray = await asyncio.gather(
+            call(tools, "mcp__rogue__silent"), call(tools, "mcp__rogue__wrong_id")
+        )
+        # Both at once (not "did not finish within"): which call the answer was for is unknown.
+        assert "never sent" in stray.get_text() and "never sent" in silent.get_text()
 
 
 async def test_stdout_noise_is_logged_within_the_budget(caplog: pytest.LogCaptureFixture) -> None:
