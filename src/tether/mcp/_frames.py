@@ -8,8 +8,9 @@ ids are in flight, and turns
 - an answer that cannot be read (a lone `\ud800` escape, a frame that is not a valid
   message) into an error answer for its request, if its id can be found, else for every
   request in flight;
-- an answer for an id that was never sent into error answers for every request in
-  flight (nothing tells which one it was meant for, and that one's answer will not come);
+- an answer for an id that was never sent (or an error without an id) into error
+  answers for every request in flight (nothing tells which one it was meant for, and
+  that one's answer will not come);
 - a line that is not JSON (a banner, a stray `print`) into one log line within the
   session's budget (`LogBudget`), and nothing else.
 
@@ -29,7 +30,6 @@ from tether.mcp._stderr import LINE_CHARS, LogBudget
 
 __all__ = ["FrameGuard", "guarding", "install_sdk_log_filter", "unguard"]
 
-logger = logging.getLogger("tether.mcp")
 stdout_logger = logging.getLogger("tether.mcp.stdout")
 
 _UNREADABLE = -32700  # JSON-RPC "parse error"
@@ -111,23 +111,22 @@ class FrameGuard:
         message = getattr(item, "message", None)
         if not isinstance(message, JSONRPCResponse | JSONRPCError):
             return [item]
-        return self._answer(message.id, [item])
-
-    def _answer(self, request_id: Any, passing: list[Any]) -> list[Any]:
-        """An answer for `request_id` arrived; `passing` is what to forward for it."""
-        key = None if request_id is None else _coerce(request_id)
+        key = None if message.id is None else _coerce(message.id)
         if key is not None and key in self._in_flight:
             self._finish(key)
-            return passing
+            return [item]
         if key is not None and key in self._finished:
             return []  # late: answered or cancelled already
+        if key is None and isinstance(message, JSONRPCError):
+            what = f"an error for no request id ({message.error.message[:200]})"
+        else:
+            what = f"an answer for request id {message.id!r}, which was never sent"
         why = (
-            f"MCP server {self.server!r} sent an answer for request id {request_id!r}, which "
-            "was never sent, so its answers cannot be matched to calls; the call may or may "
-            "not have taken effect"
+            f"MCP server {self.server!r} sent {what}, so its answers cannot be matched to "
+            "calls; the call may or may not have taken effect"
         )
-        logger.warning("%s; failing the %d request(s) in flight", why, len(self._in_flight))
-        return [*passing, *self._fail_all(why)]
+        self.noise.log(self.noise.cut(f"{why}; failing {len(self._in_flight)} request(s)"))
+        return self._fail_all(why)
 
     def _unreadable(self, exc: Exception) -> list[Any]:
         raw = _raw_frame(exc)
