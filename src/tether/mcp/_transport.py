@@ -52,15 +52,18 @@ class _GuardedReadStream:
         if self._dropped is not None:
             self._dropped.set()
 
-    async def receive(self) -> Any:
+    async def _next(self, pull: Callable[[], Awaitable[Any]]) -> Any:
         while not self._ready:
             try:
-                item = await self._inner.receive()
+                item = await pull()
             except BaseException:
                 self._ended()
                 raise
             self._ready.extend(self._guard.received(item))
         return self._ready.popleft()
+
+    async def receive(self) -> Any:
+        return await self._next(self._inner.receive)
 
     async def aclose(self) -> None:
         self._ended()
@@ -70,14 +73,7 @@ class _GuardedReadStream:
         return self
 
     async def __anext__(self) -> Any:
-        while not self._ready:
-            try:
-                item = await self._inner.__anext__()
-            except BaseException:
-                self._ended()
-                raise
-            self._ready.extend(self._guard.received(item))
-        return self._ready.popleft()
+        return await self._next(self._inner.__anext__)
 
     async def __aenter__(self) -> _GuardedReadStream:
         return self
