@@ -9,15 +9,16 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from storage_helpers import Backend
+from storage_helpers import Backend, sqlite_path
 
 from tether._json_depth import MAX_JSON_DEPTH, json_depth_exceeds
-from tether.app.storage import RedisStorage, SessionKey, StorageBase
+from tether.app.storage import RedisStorage, SessionKey, SQLiteStorage, StorageBase
 from tether.errors import SessionCorruptedError, SessionInputError
 
 U, A = "u", "a"
@@ -173,3 +174,23 @@ _JSON = st.recursive(
 def test_the_depth_scan_agrees_with_a_character_by_character_count(value: Any, limit: int) -> None:
     text = json.dumps(value, ensure_ascii=False)
     assert json_depth_exceeds(text, limit) is (_depth_by_hand(text) > limit)
+
+
+@pytest.mark.parametrize("column", ["metadata", "updated_at", "head", "session_id"])
+async def test_sqlite_text_that_is_not_utf8_is_a_damaged_row(tmp_path: Path, column: str) -> None:
+    # (Redis hands out bytes, which the decoders already check.)
+    path = sqlite_path(tmp_path)
+    async with SQLiteStorage(path) as storage:
+        await _two_sessions(storage)
+        with sqlite3.connect(path, isolation_level=None) as db:
+            db.execute(
+                f"UPDATE tether_sessions SET {column} = CAST(X'FF7B' AS TEXT)"
+                " WHERE session_id = 'damaged'"
+            )
+        if column != "session_id":
+            with pytest.raises(SessionCorruptedError, match=r"session_id='damaged'"):
+                await storage.get_session(U, A, "damaged")
+        healthy = await storage.get_session(U, A, "healthy")
+        assert healthy is not None
+        listed = sorted(i.session_id for i in await storage.list_sessions(U))
+        assert listed == (["damaged", "healthy"] if column == "head" else ["healthy"])

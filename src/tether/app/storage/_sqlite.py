@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import sqlite3
 from collections.abc import AsyncIterator, Iterable
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
     import aiosqlite
 
 __all__ = ["DEFAULT_SQLITE_PATH", "SQLiteStorage"]
+
+logger = logging.getLogger("tether.storage")
 
 DEFAULT_SQLITE_PATH = ".tether/sessions.db"
 """Where `SQLiteStorage()` keeps sessions when no path is given (relative to the cwd)."""
@@ -52,7 +55,16 @@ CREATE TABLE IF NOT EXISTS tether_messages (
 ) WITHOUT ROWID;
 """
 _BY_KEY = "user_id = ? AND agent_id = ? AND session_id = ?"
-_HEAD_COLS = "sid, version, head, n, created_at, updated_at, metadata"
+# Text is read as bytes (CAST ... AS BLOB) and decoded by us: a value that is not UTF-8
+# is then one damaged session, not a `sqlite3.OperationalError` for the whole query.
+_HEAD_COLS = (
+    "sid, version, CAST(head AS BLOB), n, CAST(created_at AS BLOB),"
+    " CAST(updated_at AS BLOB), CAST(metadata AS BLOB)"
+)
+_LIST_COLS = (
+    "CAST(user_id AS BLOB), CAST(agent_id AS BLOB), CAST(session_id AS BLOB), version,"
+    " CAST(created_at AS BLOB), CAST(updated_at AS BLOB), CAST(metadata AS BLOB), n"
+)
 
 
 class SQLiteStorage(StorageBase):
@@ -165,7 +177,8 @@ class SQLiteStorage(StorageBase):
             return None
         sid, version, head, n, created, updated, meta = row
         cursor = await db.execute(
-            "SELECT seq, body FROM tether_messages WHERE sid = ? ORDER BY seq", (sid,)
+            "SELECT seq, CAST(body AS BLOB) FROM tether_messages WHERE sid = ? ORDER BY seq",
+            (sid,),
         )
         rows = list(await cursor.fetchall())
         where = self._where(key)
@@ -257,10 +270,7 @@ class SQLiteStorage(StorageBase):
             return True
 
     async def _scan(self, user_id: str, agent_id: str | None) -> list[SessionInfo]:
-        query = (
-            "SELECT user_id, agent_id, session_id, version, created_at, updated_at, metadata, n"
-            " FROM tether_sessions WHERE user_id = ?"
-        )
+        query = f"SELECT {_LIST_COLS} FROM tether_sessions WHERE user_id = ?"
         args: tuple[str, ...] = (user_id,)
         if agent_id is not None:
             query += " AND agent_id = ?"
@@ -270,7 +280,9 @@ class SQLiteStorage(StorageBase):
             rows = await cursor.fetchall()
         infos = []
         for u, a, s, *fields in rows:
-            key = SessionKey(u, a, s)
+            key = _row_key(u, a, s)
+            if key is None:
+                continue
             info = listed(key, partial(_info, key, self._where(key), *fields))
             if info is not None:
                 infos.append(info)
@@ -291,6 +303,15 @@ def _info(
         metadata=decode_metadata(key, where, meta),
         message_count=_count(key, where, "message count", n),
     )
+
+
+def _row_key(*ids: bytes) -> SessionKey | None:
+    """The key of a listed row, or None (logged) if its ids are not UTF-8 text."""
+    try:
+        return SessionKey(*(raw.decode() for raw in ids))
+    except UnicodeDecodeError:
+        logger.warning("list_sessions leaves out a session whose ids are not UTF-8: %r", ids)
+        return None
 
 
 def _as_bytes(value: object) -> bytes:
