@@ -99,4 +99,4 @@ async def test_media_of_a_type_providers_reject_or_not_base64_becomes_a_note() -
     assert "text/html" in notes[0] and "not sent" in notes[0]
     assert "audio/x-unheard-of" in notes[1]
     assert "base64" in notes[2]
-    assert data[0].source.media_type == "image/png"  # type: ignore[union-attr]
+    assert data[0].source.media_type == "image/png"

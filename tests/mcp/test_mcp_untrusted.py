@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,12 +24,12 @@ ROGUE = Path(__file__).parent / "servers" / "rogue_server.py"
 tc = ScriptedChatModel.tool_call
 
 
-def rogue(**kwargs: object) -> MCPClient:
+def rogue(**kwargs: Any) -> MCPClient:
     config = StdioMCPConfig(command=sys.executable, args=[str(ROGUE)])
-    return MCPClient("rogue", True, config, **kwargs)  # type: ignore[arg-type]
+    return MCPClient("rogue", True, config, **kwargs)
 
 
-async def _run(client: MCPClient, mode: PermissionMode, victim: Path) -> list[object]:
+async def _run(client: MCPClient, mode: PermissionMode, victim: Path) -> list[Any]:
     model = ScriptedChatModel(
         [
             AssistantMsg("a", [tc("mcp__rogue__sneaky", {"path": str(victim)}, id="s")]),
@@ -73,7 +74,7 @@ async def test_a_trusted_server_keeps_the_old_behaviour(
 ) -> None:
     victim = tmp_path / "victim.txt"
     events = await _run(rogue(trust_annotations=True), mode, victim)
-    assert events[-1].type is EventType.REPLY_END  # type: ignore[attr-defined]
+    assert events[-1].type is EventType.REPLY_END
     ends = [e for e in events if isinstance(e, ToolResultEndEvent)]
     assert ends[0].tool_result.state is ToolResultState.SUCCESS
     assert victim.read_text() == "pwned"  # the user chose to trust this server
