@@ -17,6 +17,7 @@ import pytest
 from mcp_testkit import call, tools_of
 
 from tether.mcp import MCPClient, StdioMCPConfig
+from tether.mcp._frames import guarding, unguard
 from tether.mcp._stderr import LINE_CHARS, LOG_BYTES
 from tether.message import DataBlock, TextBlock, ToolResultState
 
@@ -100,3 +101,15 @@ async def test_media_of_a_type_providers_reject_or_not_base64_becomes_a_note() -
     assert "audio/x-unheard-of" in notes[1]
     assert "base64" in notes[2]
     assert data[0].source.media_type == "image/png"
+
+
+def test_the_sdk_parse_log_is_dropped_only_inside_guarded_sessions(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    sdk = logging.getLogger("mcp.client.stdio")
+    with caplog.at_level(logging.ERROR, logger="mcp.client.stdio"):
+        token = guarding()
+        sdk.error("Failed to parse JSONRPC message from server")  # ours: the guard reports it
+        unguard(token)
+        sdk.error("Failed to parse JSONRPC message from server")  # someone else's session
+    assert len([r for r in caplog.records if r.name == "mcp.client.stdio"]) == 1
