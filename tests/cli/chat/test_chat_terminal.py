@@ -43,3 +43,134 @@ def test_always_allows_the_next_matching_call(terminal, script, project: Path) -
     assert (project / "one.txt").exists() and (project / "two.txt").exists()
     term.ctrl("d")
     assert term.wait_exit() == 0
+
+
+def _saved_state(home: Path):
+    import asyncio
+
+    from tether.app.storage import SQLiteStorage
+
+    async def load():
+        async with SQLiteStorage(home / "tether" / "sessions.db") as storage:
+            infos = await storage.list_sessions("local", "chat")
+            record = await storage.get_session("local", "chat", infos[0].session_id)
+            return record.state
+
+    return asyncio.run(load())
+
+
+def test_no_with_a_reason_reaches_the_model(terminal, script, home: Path, project: Path) -> None:
+    model = script(
+        [
+            {"tool_calls": [{"name": "Bash", "input": {"command": "rm -r build"}}]},
+            {"text": "Understood, I will keep the build folder."},
+        ]
+    )
+    (project / "build").mkdir()
+    term = terminal("--model", model)
+    term.prompt_ready(1)
+    term.type("clean up")
+    term.wait_for(r"Allow Bash rm -r build\?")
+    term.type("n")
+    term.wait_for("Tell it why")
+    term.type("the build folder is needed for the release")
+    term.wait_for("I will keep the build folder")
+    term.prompt_ready(2)
+    term.ctrl("d")
+    assert term.wait_exit() == 0
+    assert (project / "build").is_dir()
+    state = _saved_state(home)
+    said = [m.get_text_content() or "" for m in state.context if m.role == "user"]
+    assert any("the build folder is needed for the release" in s for s in said)
+    results = [b for m in state.context for b in m.content if b.type == "tool_result"]
+    assert [r.state.value for r in results] == ["denied"]
+
+
+def test_edit_changes_the_command_before_it_runs(terminal, script, project: Path) -> None:
+    model = script(
+        [
+            {"tool_calls": [{"name": "Bash", "input": {"command": "touch wrong.txt"}}]},
+            {"text": "Done."},
+        ]
+    )
+    term = terminal("--model", model)
+    term.prompt_ready(1)
+    term.type("make a file")
+    term.wait_for(r"\[e\]dit")
+    term.type("e")
+    term.wait_for("Command: touch wrong.txt")
+    term.ctrl("u")  # clear the pre-filled command
+    term.type("touch right.txt")
+    term.wait_for("Done.")
+    assert (project / "right.txt").exists()
+    assert not (project / "wrong.txt").exists()
+    assert "Bash(touch right.txt)" in term.text()  # the edited call is shown
+    term.ctrl("d")
+    assert term.wait_exit() == 0
+
+
+def test_ctrl_c_mid_tool_leaves_a_consistent_session(terminal, script, home: Path) -> None:
+    model = script(
+        [
+            {"tool_calls": [{"name": "Bash", "input": {"command": "echo started && sleep 60"}}]},
+            {"text": "Still here."},
+        ]
+    )
+    term = terminal("--model", model, "--allow", "Bash(echo:*)", "--allow", "Bash(sleep:*)")
+    term.prompt_ready(1)
+    term.type("wait a minute")
+    term.wait_for("│ started")
+    term.ctrl("c")
+    term.wait_for("interrupted")
+    term.prompt_ready(2)
+    term.type("are you there?")
+    term.wait_for("Still here.")
+    term.prompt_ready(3)
+    term.ctrl("c")
+    term.wait_for(r"Ctrl\+C again")
+    term.ctrl("c")
+    assert term.wait_exit() == 0
+    state = _saved_state(home)
+    assert state.reply is None or state.reply.finished
+    results = [b for m in state.context for b in m.content if b.type == "tool_result"]
+    assert [r.state.value for r in results] == ["interrupted"]
+    assert state.context[-1].get_text_content() == "Still here."
+
+
+def test_continue_restores_the_conversation(terminal, script) -> None:
+    first = terminal("--model", script([{"text": "The answer is 42."}]))
+    first.prompt_ready(1)
+    first.type("what is the answer?")
+    first.wait_for("The answer is 42.")
+    first.prompt_ready(2)
+    first.type("/exit")
+    assert first.wait_exit() == 0
+    again = terminal("-c", "--model", script([{"text": "You asked about the answer."}]))
+    screen = again.prompt_ready(1)
+    assert "you: what is the answer?" in screen
+    assert "tether: The answer is 42." in screen
+    again.type("what did I ask?")
+    again.wait_for("You asked about the answer.")
+    again.ctrl("d")
+    assert again.wait_exit() == 0
+
+
+def test_killed_at_a_confirmation_resumes_at_the_same_prompt(
+    terminal, script, project: Path
+) -> None:
+    steps = [
+        {"tool_calls": [{"name": "Bash", "input": {"command": "touch later.txt"}}]},
+        {"text": "Created it."},
+    ]
+    first = terminal("--model", script(steps))
+    first.prompt_ready(1)
+    first.type("make later.txt")
+    first.wait_for(r"Allow Bash touch later.txt\?")
+    first.kill()
+    again = terminal("-c", "--model", script(steps[1:]))
+    again.wait_for(r"Allow Bash touch later.txt\?")
+    again.type("y")
+    again.wait_for("Created it.")
+    assert (project / "later.txt").exists()
+    again.ctrl("d")
+    assert again.wait_exit() == 0

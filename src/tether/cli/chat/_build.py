@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tether.agent import Agent, ReActConfig
+from tether.agent import Agent, ContextConfig, ReActConfig
 from tether.cli.chat._config import ChatSettings
 from tether.cli.chat._prompt import environment_prompt
 from tether.errors import ChatConfigError
@@ -139,6 +139,10 @@ def build_agent(
         max_iters=options.max_iters or 20,
         on_rejection="continue" if options.headless else "end_reply",
     )
+    try:
+        context = ContextConfig(**options.settings.context)
+    except ValueError as exc:  # pydantic names the field
+        raise ChatConfigError(f"bad [context] settings: {exc}") from None
     return Agent(
         name="tether",
         system_prompt=environment_prompt(options.cwd, options.add_dirs),
@@ -146,4 +150,5 @@ def build_agent(
         toolkit=toolkit,
         state=state,
         react_config=react,
+        context_config=context,
     )

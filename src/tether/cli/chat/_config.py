@@ -11,6 +11,10 @@ allow = ["Bash(git diff:*)"]
 ask = []
 deny = ["Bash(rm:*)"]
 
+[context]                          # tether.context.ContextConfig fields
+trigger_ratio = 0.8
+reserve_ratio = 0.2
+
 [mcp_servers.time]                 # or {url = "...", headers = {...}}
 command = "mcp-server-time"
 args = []
@@ -36,7 +40,7 @@ from tether.errors import ChatConfigError
 
 __all__ = ["ChatSettings", "load_settings", "user_config_path"]
 
-_TOP = {"model", "skills", "plugins", "permissions", "mcp_servers"}
+_TOP = {"model", "skills", "plugins", "permissions", "mcp_servers", "context"}
 _PERMISSION_KEYS = {"mode", "allow", "ask", "deny"}
 
 
@@ -52,6 +56,8 @@ class ChatSettings:
     mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
     skills: tuple[str, ...] = ()
     plugins: tuple[str, ...] = ()
+    context: dict[str, Any] = field(default_factory=dict)
+    """`ContextConfig` fields."""
     files: tuple[str, ...] = ()
     """The files read, in order."""
 
@@ -81,6 +87,10 @@ def load_settings(cwd: Path, config_file: str | None = None) -> ChatSettings:
         for key in ("model", "skills", "plugins"):
             if key in data:
                 merged[key] = data[key]
+        merged["context"] = {
+            **merged.get("context", {}),
+            **_table(path, "context", data.get("context", {})),
+        }
         for name, server in _table(path, "mcp_servers", data.get("mcp_servers", {})).items():
             servers[name] = _server(path, name, server)
     model = merged.get("model")
@@ -96,6 +106,7 @@ def load_settings(cwd: Path, config_file: str | None = None) -> ChatSettings:
         mcp_servers=servers,
         skills=tuple(_strings(where, "skills", merged.get("skills", []))),
         plugins=tuple(_strings(where, "plugins", merged.get("plugins", []))),
+        context=merged.get("context", {}),
         files=tuple(str(p) for p, _ in layers),
     )
 

@@ -12,6 +12,7 @@ from tether.cli.chat._model import resolve_model
 from tether.cli.chat._permissions import permissions_command
 from tether.cli.chat._views import context_lines, cost_lines, mcp_lines, plugin_lines
 from tether.errors import ConfigError
+from tether.event import ContextCompressedEvent
 
 __all__ = ["COMMANDS", "SlashContext", "run_slash"]
 
@@ -46,21 +47,23 @@ async def _clear(ctx: SlashContext, arg: str) -> bool:
 
 
 async def _compact(ctx: SlashContext, arg: str) -> bool:
-    state = ctx.chat.agent.state
-    before = state.estimated_tokens
+    before = ctx.chat.agent.state.estimated_tokens
     event = await ctx.chat.agent.compress_context()
-    after = ctx.chat.agent.state.estimated_tokens
-    if event is None:
+    if not isinstance(event, ContextCompressedEvent):
         ctx.console.print(f"nothing to compact ({before} tokens)", highlight=False)
-    else:
-        ctx.console.print(f"compacted: {before} → {after} tokens", highlight=False)
-        await ctx.chat.save()
+        return False
+    ctx.console.print(
+        f"compacted: {event.before_tokens} → {event.after_tokens} tokens "
+        f"({event.compressed_messages} messages summarised)",
+        highlight=False,
+    )
+    await ctx.chat.save()
     return False
 
 
 async def _print_lines(ctx: SlashContext, lines: list[str]) -> bool:
     for line in lines:
-        ctx.console.print(line, highlight=False)
+        ctx.console.print(line, markup=False, highlight=False)
     return False
 
 
