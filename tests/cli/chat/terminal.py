@@ -93,6 +93,16 @@ class Terminal:
         """Press Ctrl+`key`."""
         self.child.sendcontrol(key)
 
+    def wait_idle(self, timeout: float = 20) -> str:
+        """Wait until the screen ends with an empty input prompt."""
+        return self.wait_for(r"\n>\Z", timeout=timeout)
+
+    def leave(self) -> int:
+        """Press Ctrl+D at an idle prompt; the exit status."""
+        self.wait_idle()
+        self.ctrl("d")
+        return self.wait_exit()
+
     def wait_exit(self, timeout: float = 20) -> int:
         """Wait for the process to end; its exit status."""
         deadline = time.monotonic() + timeout

@@ -34,8 +34,7 @@ def test_compact_shows_tokens_before_and_after(terminal, script, project) -> Non
     term.type("/context")
     screen = term.wait_for(r"context: .* of 128\.0k tokens")
     assert "summary" in screen and "system prompt" in screen
-    term.ctrl("d")
-    assert term.wait_exit() == 0
+    assert term.leave() == 0
 
 
 def test_permissions_list_add_remove_and_mode(terminal, script) -> None:
@@ -61,8 +60,7 @@ def test_permissions_list_add_remove_and_mode(terminal, script) -> None:
     screen = term.wait_for("mode accept_edits")  # the status line follows the mode
     listing = screen.rsplit("/permissions", 1)[1]
     assert "Bash(git status)" not in listing
-    term.ctrl("d")
-    assert term.wait_exit() == 0
+    assert term.leave() == 0
 
 
 def test_help_cost_model_and_unknown_command(terminal, script) -> None:
@@ -97,8 +95,7 @@ def test_help_cost_model_and_unknown_command(terminal, script) -> None:
     term.prompt_ready(6)
     term.type("/mcp")
     term.wait_for("no MCP servers")
-    term.ctrl("d")
-    assert term.wait_exit() == 0
+    assert term.leave() == 0
 
 
 def test_clear_starts_a_new_session_and_resume_returns(terminal, script) -> None:
@@ -119,5 +116,4 @@ def test_clear_starts_a_new_session_and_resume_returns(terminal, script) -> None
     term.type(first_id)
     term.wait_for(f"resumed session {first_id}")
     term.wait_for("tether: Blue is the answer.")
-    term.ctrl("d")
-    assert term.wait_exit() == 0
+    assert term.leave() == 0

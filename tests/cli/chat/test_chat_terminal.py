@@ -16,8 +16,7 @@ def test_streamed_answer_with_thinking_folded(terminal, script) -> None:
     assert "✻ thought for 6 words" in screen
     assert "The user says hello" not in screen  # folded away once it ended
     term.prompt_ready(2)
-    term.ctrl("d")
-    assert term.wait_exit() == 0
+    assert term.leave() == 0
 
 
 def test_always_allows_the_next_matching_call(terminal, script, project: Path) -> None:
@@ -41,8 +40,7 @@ def test_always_allows_the_next_matching_call(terminal, script, project: Path) -
     term.wait_for("Made two.")
     assert term.count(r"Allow Bash") == 1
     assert (project / "one.txt").exists() and (project / "two.txt").exists()
-    term.ctrl("d")
-    assert term.wait_exit() == 0
+    assert term.leave() == 0
 
 
 def _saved_state(home: Path):
@@ -76,8 +74,7 @@ def test_no_with_a_reason_reaches_the_model(terminal, script, home: Path, projec
     term.type("the build folder is needed for the release")
     term.wait_for("I will keep the build folder")
     term.prompt_ready(2)
-    term.ctrl("d")
-    assert term.wait_exit() == 0
+    assert term.leave() == 0
     assert (project / "build").is_dir()
     state = _saved_state(home)
     said = [m.get_text_content() or "" for m in state.context if m.role == "user"]
@@ -105,8 +102,7 @@ def test_edit_changes_the_command_before_it_runs(terminal, script, project: Path
     assert (project / "right.txt").exists()
     assert not (project / "wrong.txt").exists()
     assert "Bash(touch right.txt)" in term.text()  # the edited call is shown
-    term.ctrl("d")
-    assert term.wait_exit() == 0
+    assert term.leave() == 0
 
 
 def test_ctrl_c_mid_tool_leaves_a_consistent_session(terminal, script, home: Path) -> None:
@@ -151,8 +147,7 @@ def test_continue_restores_the_conversation(terminal, script) -> None:
     assert "tether: The answer is 42." in screen
     again.type("what did I ask?")
     again.wait_for("You asked about the answer.")
-    again.ctrl("d")
-    assert again.wait_exit() == 0
+    assert again.leave() == 0
 
 
 def test_killed_at_a_confirmation_resumes_at_the_same_prompt(
@@ -172,5 +167,4 @@ def test_killed_at_a_confirmation_resumes_at_the_same_prompt(
     again.type("y")
     again.wait_for("Created it.")
     assert (project / "later.txt").exists()
-    again.ctrl("d")
-    assert again.wait_exit() == 0
+    assert again.leave() == 0

@@ -166,17 +166,19 @@ class ChatRenderer:
         self._line_break()
         result = event.tool_result
         colour = _RESULT_COLOURS.get(result.state, "red")
-        lines = result.get_text().splitlines()
-        if event.block_id in self._streamed or result.state is ToolResultState.SUCCESS:
-            first = lines[0] if lines and event.block_id not in self._streamed else ""
-            more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
-            detail = (first[:100] + more) if first else f"{len(lines)} lines"
+        text = result.get_text()
+        if result.name == "Read" and result.state is ToolResultState.SUCCESS:
+            detail = f"{len(text.splitlines())} lines"
+        elif event.block_id in self._streamed:  # the output is on screen already
+            lines = text.strip().splitlines()
+            detail = lines[-1] if lines else ""
         else:
-            detail = " ".join(lines)[:300]
+            detail = " ".join(text.split())
         self._streamed.discard(event.block_id)
+        limit = 300 if result.state is not ToolResultState.SUCCESS else 100
         line = Text("  ⎿ ", style="dim")
         line.append(result.state.value, style=colour)
-        line.append(f" {detail}", style="dim")
+        line.append(" " + (detail if len(detail) <= limit else detail[: limit - 1] + "…"))
         self.console.print(line)
 
     def _line_break(self) -> None:
