@@ -168,3 +168,53 @@ def test_killed_at_a_confirmation_resumes_at_the_same_prompt(
     again.wait_for("Created it.")
     assert (project / "later.txt").exists()
     assert again.leave() == 0
+
+
+def test_write_and_edit_show_a_diff(terminal, script, project: Path) -> None:
+    (project / "notes.md").write_text("alpha\nbeta\n")
+    model = script(
+        [
+            {"tool_calls": [{"name": "Read", "input": {"file_path": "notes.md"}}]},
+            {
+                "tool_calls": [
+                    {
+                        "name": "Edit",
+                        "input": {
+                            "file_path": "notes.md",
+                            "old_string": "beta",
+                            "new_string": "gamma",
+                        },
+                    }
+                ]
+            },
+            {
+                "tool_calls": [
+                    {"name": "Write", "input": {"file_path": "new.md", "content": "fresh\n"}}
+                ]
+            },
+            {"text": "Edited and written."},
+        ]
+    )
+    term = terminal("--model", model, "--permission-mode", "accept_edits")
+    term.prompt_ready(1)
+    term.type("edit it")
+    screen = term.wait_for("Edited and written.")
+    assert "● Read(notes.md)" in screen and "⎿ success 2 lines" in screen
+    assert "● Edit(notes.md)\n    @@ -1 +1 @@\n    -beta\n    +gamma" in screen
+    assert "● Write(new.md)\n    @@ -0,0 +1 @@\n    +fresh" in screen
+    assert (project / "notes.md").read_text() == "alpha\ngamma\n"
+    row = screen.splitlines().index("    -beta")
+    cells = term.screen.buffer
+    assert cells[row][4].fg == "red" and cells[row + 1][4].fg == "green"
+    assert term.leave() == 0
+
+
+def test_multi_line_message_and_history(terminal, script, home: Path) -> None:
+    term = terminal("--model", script([{"text": "Two lines received."}]))
+    term.prompt_ready(1)
+    term.child.send("first line\x1b\rsecond line\r")  # Esc Enter: a new line in the message
+    term.wait_for("Two lines received.")
+    assert term.leave() == 0
+    state = _saved_state(home)
+    assert state.context[0].get_text_content() == "first line\nsecond line"
+    assert "second line" in (home / "tether" / "history").read_text()

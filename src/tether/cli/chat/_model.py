@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import os
 
-from tether.credential import CredentialBase
 from tether.errors import ChatConfigError, ConfigError
-from tether.model import ChatModelBase, from_string
+from tether.model import ChatModelBase, ScriptedChatModel
 
 __all__ = ["resolve_model"]
 
@@ -26,6 +25,11 @@ def resolve_model(flag: str | None, configured: str | None) -> tuple[ChatModelBa
     spec = flag or os.environ.get("TETHER_MODEL") or configured
     if not spec:
         raise ChatConfigError(f"no model chosen: {_HOW}")
+    if spec.startswith("scripted:"):  # no provider registry, no credentials: a fast start
+        return ScriptedChatModel.from_file(spec.removeprefix("scripted:")), spec
+    from tether.credential import CredentialBase  # providers only
+    from tether.model import from_string
+
     try:
         model = from_string(spec)
     except ConfigError:
