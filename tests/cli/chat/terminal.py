@@ -19,7 +19,8 @@ LAUNCH = "import sys; from tether.cli import main; sys.exit(main())"
 
 def chat_env(home: Path, **extra: str) -> dict[str, str]:
     """An environment whose home, config and data dirs are all under `home`."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TETHER_", "OPENAI_"))}
+    dropped = ("TETHER_", "OPENAI_", "COLUMNS", "LINES")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(dropped)}
     env.update(
         HOME=str(home),
         XDG_CONFIG_HOME=str(home / ".config"),
@@ -27,7 +28,6 @@ def chat_env(home: Path, **extra: str) -> dict[str, str]:
         TETHER_HOME=str(home / "tether"),
         TERM="xterm-256color",
         PROMPT_TOOLKIT_NO_CPR="1",
-        COLUMNS="120",
     )
     env.update(extra)
     return env

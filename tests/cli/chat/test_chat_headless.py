@@ -147,3 +147,21 @@ def test_script_past_its_end_is_an_error(home, project, script) -> None:
     done = chat(home, project, "-p", "hi", "--model", script([]), "--output-format", "json")
     assert done.returncode == 1
     assert json.loads(done.stdout)["result"].startswith("ScriptExhaustedError")
+
+
+def test_headless_on_a_paused_session_ends_that_reply_first(
+    home, project, script, terminal
+) -> None:
+    first = terminal("--model", script(ASKING))
+    first.prompt_ready(1)
+    first.type("make x")
+    first.wait_for(r"Allow Bash touch x.txt\?")
+    first.kill()
+    done = chat(
+        home, project, "-p", "something else", "-c", "--output-format", "json",
+        "--model", script([{"text": "Doing something else."}]),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    result = json.loads(done.stdout)
+    assert result["result"] == "Doing something else." and result["denied"] == []
+    assert not (project / "x.txt").exists()

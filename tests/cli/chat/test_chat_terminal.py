@@ -218,3 +218,24 @@ def test_multi_line_message_and_history(terminal, script, home: Path) -> None:
     state = _saved_state(home)
     assert state.context[0].get_text_content() == "first line\nsecond line"
     assert "second line" in (home / "tether" / "history").read_text()
+
+
+def test_ctrl_c_at_a_confirmation_interrupts_the_reply(terminal, script, project, home) -> None:
+    model = script(
+        [
+            {"tool_calls": [{"name": "Bash", "input": {"command": "touch never.txt"}}]},
+            {"text": "Fresh start."},
+        ]
+    )
+    term = terminal("--model", model)
+    term.prompt_ready(1)
+    term.type("make never.txt")
+    term.wait_for(r"Allow Bash touch never.txt\?")
+    term.ctrl("c")
+    term.wait_for("⎿ interrupted The user interrupted the reply.")
+    term.prompt_ready(2)
+    term.type("hello again")
+    term.wait_for("Fresh start.")
+    assert term.leave() == 0
+    assert not (project / "never.txt").exists()
+    assert _saved_state(home).context[-1].get_text_content() == "Fresh start."

@@ -10,13 +10,14 @@ import json
 import sys
 from typing import Any
 
-from tether.cli.chat._chat import Chat, Inputs
+from tether.cli.chat._chat import Chat, Inputs, is_asking
 from tether.event import (
     AgentEvent,
     ConfirmResult,
     ModelCallEndEvent,
     ReplyEndEvent,
     UserConfirmResultEvent,
+    UserInterruptEvent,
     event_adapter,
 )
 from tether.message import Msg, TextBlock, ToolCallBlock, ToolResultBlock, UserMsg
@@ -53,6 +54,9 @@ async def run_headless(chat: Chat, prompt: str, output_format: str) -> int:
     error: BaseException | None = None
     inputs: Inputs = UserMsg("user", prompt)
     try:
+        cursor = state.reply
+        if is_asking(state) and cursor is not None:  # nobody can answer: end that reply
+            await chat.stream(UserInterruptEvent(reply_id=cursor.reply_id), lambda _: None)
         while inputs is not None:
             pause = await chat.stream(inputs, run)
             inputs = None

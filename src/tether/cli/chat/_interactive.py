@@ -18,7 +18,7 @@ from tether.cli.chat._input import LineInput
 from tether.cli.chat._render import ChatRenderer
 from tether.cli.chat._sessions import tether_home
 from tether.cli.chat._slash import SlashContext, run_slash
-from tether.cli.chat._views import status_line
+from tether.cli.chat._views import model_label, status_line
 from tether.event import RequireUserConfirmEvent
 from tether.message import UserMsg
 
@@ -95,7 +95,7 @@ async def run_interactive(chat: Chat, first: str | None) -> int:
     console = screen.console
     state = chat.agent.state
     console.print(
-        f"[bold]tether chat[/] · session {state.session_id} · {chat.model_spec} · "
+        f"[bold]tether chat[/] · session {state.session_id} · {model_label(chat.model_spec)} · "
         "/help for commands"
     )
     if state.context:

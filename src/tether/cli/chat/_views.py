@@ -2,23 +2,40 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tether.cli.chat._chat import Chat
 from tether.context import estimate_block_tokens, estimate_text_tokens
 from tether.message import TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 
-__all__ = ["context_lines", "cost_lines", "mcp_lines", "plugin_lines", "status_line"]
+__all__ = [
+    "context_lines",
+    "cost_lines",
+    "mcp_lines",
+    "model_label",
+    "plugin_lines",
+    "status_line",
+]
 
 
 def _k(tokens: int) -> str:
     return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
 
 
+def model_label(spec: str) -> str:
+    """The model spec, with a script file shown by its name only."""
+    if spec.startswith("scripted:"):
+        return "scripted:" + Path(spec.removeprefix("scripted:")).name
+    return spec
+
+
 def status_line(chat: Chat) -> str:
-    """`openai:gpt-4o · 1.2k/128k tokens · mode default`."""
+    """`openai:gpt-4o · 1.2k/128.0k tokens · mode default`."""
     state = chat.agent.state
     window = chat.agent.model.context_length
     mode = state.permission_context.mode.value
-    return f"{chat.model_spec} · {_k(state.estimated_tokens)}/{_k(window)} tokens · mode {mode}"
+    used = f"{_k(state.estimated_tokens)}/{_k(window)} tokens"
+    return f"{model_label(chat.model_spec)} · {used} · mode {mode}"
 
 
 async def context_lines(chat: Chat) -> list[str]:
