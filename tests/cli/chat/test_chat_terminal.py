@@ -41,6 +41,19 @@ def test_always_allows_the_next_matching_call(terminal, script, project: Path) -
     assert term.count(r"Allow Bash") == 1
     assert (project / "one.txt").exists() and (project / "two.txt").exists()
     assert term.leave() == 0
+    # The accepted rule is part of the saved session: it still holds after -c.
+    model = script(
+        [
+            {"tool_calls": [{"name": "Bash", "input": {"command": "touch three.txt"}}]},
+            {"text": "Made three."},
+        ]
+    )
+    again = terminal("-c", "--model", model)
+    again.prompt_ready(1)
+    again.type("make three")
+    again.wait_for("Made three.")
+    assert again.count("Allow Bash") == 0
+    assert again.leave() == 0
 
 
 def _saved_state(home: Path):
