@@ -252,3 +252,33 @@ def test_ctrl_c_at_a_confirmation_interrupts_the_reply(terminal, script, project
     assert term.leave() == 0
     assert not (project / "never.txt").exists()
     assert _saved_state(home).context[-1].get_text_content() == "Fresh start."
+
+
+def test_killed_mid_tool_continues_with_the_outcome_unknown(terminal, script, home: Path) -> None:
+    import os
+    import re
+    import signal
+
+    model = script(
+        [{"tool_calls": [{"name": "Bash", "input": {"command": "echo started $$ && sleep 60"}}]}]
+    )
+    first = terminal("--model", model)
+    first.prompt_ready(1)
+    first.type("wait")
+    first.wait_for(r"\[e\]dit")  # `$$` is an expansion: the engine asks
+    first.type("y")
+    shell = int(re.search(r"started (\d+)", first.wait_for(r"started \d+")).group(1))
+    first.kill()  # the checkpoint saved the call as running before it started
+    try:
+        os.killpg(os.getpgid(shell), signal.SIGKILL)  # what the dead process left running
+    except ProcessLookupError:
+        pass
+    again = terminal("-c", "--model", script([{"text": "The sleep was cut short."}]))
+    again.prompt_ready(1)
+    again.type("what happened?")
+    again.wait_for("The sleep was cut short.")
+    assert again.leave() == 0
+    state = _saved_state(home)
+    results = [b for m in state.context for b in m.content if b.type == "tool_result"]
+    assert [r.state.value for r in results] == ["interrupted"]
+    assert state.context[-1].get_text_content() == "The sleep was cut short."

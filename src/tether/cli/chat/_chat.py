@@ -59,19 +59,29 @@ class Chat:
     async def stream(
         self, inputs: Inputs, on_event: Callable[[AgentEvent], None]
     ) -> RequireUserConfirmEvent | None:
-        """Run one stream of the reply, saving at its pause or end; return the pause."""
+        """Run one stream of the reply, saved at every save point; return its pause.
+
+        The session is written first (so it exists, with its title), then the library's
+        checkpoint saves it at each save point (start, model steps, tool batches and
+        results, the pause, the end). A stream stopped by Ctrl+C or failed is saved once
+        more as the library settled it.
+        """
+        if isinstance(inputs, Msg) and not self.store.title:
+            self.store.title = " ".join((inputs.get_text_content(" ") or "").split())[:60]
+        await self.save()
+        state = self.agent.state
         pause: RequireUserConfirmEvent | None = None
+        checkpoint = self.store.checkpoint(state)
+        stream = self.agent.reply_stream(inputs, checkpoint=checkpoint)
         try:
-            stream = cast("AsyncGenerator[AgentEvent, None]", self.agent.reply_stream(inputs))
-            async with aclosing(stream) as events:
+            async with aclosing(cast("AsyncGenerator[AgentEvent, None]", stream)) as events:
                 async for event in events:
                     on_event(event)
                     if isinstance(event, RequireUserConfirmEvent):
                         pause = event
-                        await self.save()  # before anyone is asked: a kill resumes here
-        finally:
-            if pause is None:  # stopped, failed or ended: keep what is settled
-                await self.save()
+        except BaseException:
+            await self.save()  # the settled state (e.g. a stopped Bash call: interrupted)
+            raise
         return pause
 
     async def close(self) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tether.app.storage import SessionInfo, SQLiteStorage
 from tether.errors import ChatConfigError
-from tether.state import AgentState
+from tether.state import AgentState, Checkpoint
 
 __all__ = ["SessionStore", "tether_home"]
 
@@ -55,6 +55,10 @@ class SessionStore:
         await self.storage.upsert_session(
             USER, AGENT, state.session_id, state=state, metadata=metadata
         )
+
+    def checkpoint(self, state: AgentState) -> Checkpoint:
+        """The storage's save-point callable for `state`'s session (saved once before)."""
+        return self.storage.checkpoint(USER, AGENT, state.session_id)
 
     async def load(self, session_id: str) -> AgentState:
         """A saved session's state (`ChatConfigError` if there is none)."""
