@@ -165,3 +165,36 @@ def test_headless_on_a_paused_session_ends_that_reply_first(
     result = json.loads(done.stdout)
     assert result["result"] == "Doing something else." and result["denied"] == []
     assert not (project / "x.txt").exists()
+
+
+def test_add_dir_extends_the_work_dirs(home, project, script, tmp_path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("remember the milk\n")
+    steps = [
+        {"tool_calls": [{"name": "Read", "input": {"file_path": str(other / "notes.txt")}}]},
+        {"text": "Read it."},
+    ]
+    outside = chat(home, project, "-p", "read", "--model", script(steps), "--output-format", "json")
+    assert json.loads(outside.stdout)["denied"][0]["name"] == "Read"
+    inside = chat(
+        home, project, "-p", "read", "--model", script(steps), "--output-format", "stream-json",
+        "--add-dir", str(other),
+    )  # fmt: skip
+    *events, last = inside.stdout.splitlines()
+    assert json.loads(last)["denied"] == []
+    ends = [json.loads(e) for e in events if '"tool_result_end"' in e]
+    assert "remember the milk" in json.dumps(ends[0]["tool_result"]["output"])
+    missing = chat(home, project, "-p", "x", "--model", script(steps), "--add-dir", "/no/such")
+    assert missing.returncode == 2 and "is not a folder" in missing.stderr
+
+
+def test_max_iters_bounds_the_tool_steps(home, project, script) -> None:
+    glob = {"tool_calls": [{"name": "Glob", "input": {"pattern": "*"}}]}
+    steps = [glob, glob, {"text": "done"}]
+    for flag, iters in (("1", 2), ("5", 3)):
+        done = chat(
+            home, project, "-p", "look", "--model", script(steps), "--output-format", "json",
+            "--max-iters", flag,
+        )  # fmt: skip
+        assert json.loads(done.stdout)["num_iters"] == iters
