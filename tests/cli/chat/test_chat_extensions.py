@@ -88,3 +88,34 @@ def test_bad_plugin_is_one_line(home, project, script) -> None:
     )  # fmt: skip
     assert done.returncode == 2
     assert "plugin 'no_such_module:x' cannot be loaded" in done.stderr
+
+
+SLEEPY = PLUGIN.replace(
+    "allow_sleep=False)", 'allow_sleep=True, sleep_brief="Shouts texts when woken.")'
+)
+
+
+def test_plugins_command_shows_sleep_and_rounds_left(terminal, script, project, tmp_path) -> None:
+    package = tmp_path / "plugins"
+    package.mkdir()
+    (package / "loud.py").write_text(SLEEPY)
+    (project / ".tether").mkdir()
+    (project / ".tether" / "config.toml").write_text('plugins = ["loud:notes"]\n')
+    model = script(
+        [
+            {"tool_calls": [{"name": "activate_plugin", "input": {"module_name": "shouting"}}]},
+            {"text": "Awake now."},
+        ]
+    )
+    path = os.pathsep.join([str(package), os.environ.get("PYTHONPATH", "")])
+    term = terminal("--model", model, "--permission-mode", "bypass", PYTHONPATH=path)
+    term.prompt_ready(1)
+    term.type("/plugins")
+    term.wait_for("shouting: asleep")
+    term.prompt_ready(2)
+    term.type("wake the shouting plugin")
+    term.wait_for("Awake now.")
+    term.prompt_ready(3)
+    term.type("/plugins")
+    term.wait_for(r"shouting: awake, \d+ rounds left")
+    assert term.leave() == 0

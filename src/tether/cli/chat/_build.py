@@ -13,7 +13,7 @@ from tether.cli.chat._config import ChatSettings
 from tether.cli.chat._prompt import environment_prompt
 from tether.errors import ChatConfigError
 from tether.model import ChatModelBase
-from tether.permission import PermissionMode, PermissionRule
+from tether.permission import PermissionBehavior, PermissionMode, PermissionRule
 from tether.state import AgentState
 from tether.tool import Toolkit
 
@@ -107,8 +107,9 @@ def build_toolkit(
 
 
 def _rules(texts: Sequence[str], source: str, behavior: str) -> list[PermissionRule]:
+    kind = PermissionBehavior(behavior)
     try:
-        return [PermissionRule.parse(t, behavior=behavior, source=source) for t in texts]  # type: ignore[arg-type]  # a PermissionBehavior value
+        return [PermissionRule.parse(t, behavior=kind, source=source) for t in texts]
     except ValueError as exc:
         raise ChatConfigError(f"bad permission rule: {exc}") from None
 
