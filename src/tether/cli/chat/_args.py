@@ -27,19 +27,45 @@ def add_parser(sub: Any) -> Callable[[argparse.Namespace], int]:
         help="continue the latest session in this folder",
     )  # fmt: skip
     resume.add_argument("-r", "--resume", metavar="SESSION_ID", help="resume a given session")
-    chat.add_argument("--permission-mode", choices=MODES, help="how unruled calls are treated")
-    chat.add_argument("--allow", action="append", default=[], metavar="RULE", help="allow rule")
-    chat.add_argument("--deny", action="append", default=[], metavar="RULE", help="deny rule")
     chat.add_argument(
-        "--add-dir", action="append", default=[], metavar="DIR", help="another work dir"
+        "--permission-mode", choices=MODES, help="how calls no rule decides are treated"
+    )
+    chat.add_argument(
+        "--allow",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="allow matching calls, e.g. 'Bash(git diff:*)' (repeatable)",
+    )
+    chat.add_argument(
+        "--deny",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="deny matching calls (repeatable)",
+    )
+    chat.add_argument(
+        "--add-dir",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="another folder the tools may use (repeatable)",
     )
     chat.add_argument("--config", metavar="FILE", help="config file (instead of the project's)")
-    chat.add_argument("-p", "--print", dest="headless", action="store_true", help="headless")
+    chat.add_argument(
+        "-p",
+        "--print",
+        dest="headless",
+        action="store_true",
+        help="headless: one reply, no questions, then exit",
+    )
     chat.add_argument(
         "--output-format", choices=("text", "json", "stream-json"), default="text",
         help="headless output: final text, one JSON result, or JSON lines of events",
     )  # fmt: skip
-    chat.add_argument("--max-iters", type=_positive, metavar="N", help="reasoning steps per reply")
+    chat.add_argument(
+        "--max-iters", type=_positive, metavar="N", help="tool-using steps per reply (default 20)"
+    )
     return run
 
 
