@@ -39,7 +39,7 @@ class Terminal:
     def __init__(
         self, args: list[str], cwd: Path, env: dict[str, str], rows: int = 200, cols: int = 120
     ) -> None:
-        self.screen = pyte.Screen(cols, rows)
+        self.screen = pyte.HistoryScreen(cols, rows, history=10_000)
         self.stream = pyte.ByteStream(self.screen)
         self.child = pexpect.spawn(
             sys.executable,
@@ -52,6 +52,11 @@ class Terminal:
     def text(self) -> str:
         """The screen as text, trailing blanks removed."""
         return "\n".join(line.rstrip() for line in self.screen.display).rstrip()
+
+    def transcript(self) -> list[str]:
+        """Every line that scrolled off the top, then the screen."""
+        gone = ["".join(c.data for c in row.values()).rstrip() for row in self.screen.history.top]
+        return gone + self.text().splitlines()
 
     def _pump(self, timeout: float) -> bool:
         try:

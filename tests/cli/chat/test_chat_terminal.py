@@ -282,3 +282,21 @@ def test_killed_mid_tool_continues_with_the_outcome_unknown(terminal, script, ho
     results = [b for m in state.context for b in m.content if b.type == "tool_result"]
     assert [r.state.value for r in results] == ["interrupted"]
     assert state.context[-1].get_text_content() == "The sleep was cut short."
+
+
+def test_an_answer_taller_than_the_screen_is_printed_once(home, project, script) -> None:
+    from terminal import Terminal, chat_env
+
+    items = "\n".join(f"{i}. item number {i}" for i in range(1, 61))
+    model = script([{"text": f"A long list:\n\n{items}\n\nEnd of list."}])
+    term = Terminal(["--model", model], project, chat_env(home), rows=20, cols=80)
+    try:
+        term.prompt_ready(1)
+        term.type("list")
+        term.wait_for("End of list.")
+        term.wait_idle()
+        lines = [line for line in term.transcript() if "item number" in line]
+        assert len(lines) == 60 and len(set(lines)) == 60
+        assert term.leave() == 0
+    finally:
+        term.close()

@@ -11,9 +11,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.live import Live
 from rich.markdown import Markdown
+from rich.segment import Segment
 from rich.text import Text
 
 from tether.cli.chat._calls import call_diff, call_summary
@@ -40,6 +41,19 @@ __all__ = ["ChatRenderer"]
 _REFRESH = 0.05
 """Seconds between two redraws of a growing block."""
 _RESULT_COLOURS = {ToolResultState.SUCCESS: "green", ToolResultState.DENIED: "yellow"}
+
+
+class _Tail:
+    """The last lines of a renderable that fit on the screen (for a growing block)."""
+
+    def __init__(self, renderable: Any) -> None:
+        self.renderable = renderable
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = console.render_lines(self.renderable, options, pad=False)
+        for line in lines[-max(console.size.height - 2, 1) :]:
+            yield from line
+            yield Segment.line()
 
 
 class ChatRenderer:
@@ -102,12 +116,14 @@ class ChatRenderer:
         self._line_break()
         self._text, self._thinking = "", thinking
         if self.console.is_terminal:
+            # Transient: the growing block is redrawn in place (only its tail if it is
+            # taller than the screen), then printed once, whole, when it ends.
             self._live = Live(
                 self._renderable(),
                 console=self.console,
                 auto_refresh=False,
-                transient=thinking,
-                vertical_overflow="visible",
+                transient=True,
+                vertical_overflow="crop",
             )
             self._live.start()
 
@@ -115,7 +131,7 @@ class ChatRenderer:
         if self._thinking:
             tail = "\n".join(self._text.splitlines()[-3:])
             return Text("✻ " + tail, style="dim italic")
-        return Markdown(self._text)
+        return _Tail(Markdown(self._text))
 
     def _grow(self, delta: str) -> None:
         self._text += delta
@@ -128,9 +144,8 @@ class ChatRenderer:
         """End the open text or thinking block (drawn in full), if any."""
         if self._live is not None:
             live, self._live = self._live, None
-            live.update(self._renderable(), refresh=True)
             live.stop()
-        elif keep and self._text and not self._thinking:
+        if keep and self._text and not self._thinking:
             self.console.print(Markdown(self._text))
         self._text, self._thinking = "", False
 
