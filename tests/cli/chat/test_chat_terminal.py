@@ -300,3 +300,17 @@ def test_an_answer_taller_than_the_screen_is_printed_once(home, project, script)
         assert term.leave() == 0
     finally:
         term.close()
+
+
+def test_a_model_error_is_one_line_and_the_chat_goes_on(terminal, script) -> None:
+    model = script(
+        [{"error": "ModelResponseError: model 'x' does not exist"}, {"text": "Back again."}]
+    )
+    term = terminal("--model", model)
+    term.prompt_ready(1)
+    term.type("hi")
+    term.wait_for(r"error: ModelResponseError: model 'x' does not exist")
+    term.prompt_ready(2)
+    term.type("hi again")
+    term.wait_for("Back again.")
+    assert term.leave() == 0
