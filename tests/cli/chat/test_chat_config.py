@@ -110,3 +110,27 @@ def test_bad_mcp_json(tmp_path: Path) -> None:
     (tmp_path / ".mcp.json").write_text("{not json")
     with pytest.raises(ChatConfigError, match="cannot read"):
         load_settings(tmp_path)
+
+
+def test_mcp_clients_from_settings(tmp_path: Path) -> None:
+    from tether.cli.chat._build import mcp_clients
+
+    (tmp_path / ".mcp.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "local": {"type": "stdio", "command": "srv", "args": ["-v"], "env": {"A": "1"}},
+                    "legacy": {"type": "sse", "url": "http://127.0.0.1:1/sse"},
+                    "bad": {"url": "ftp://nowhere"},
+                }
+            }
+        )
+    )
+    settings = load_settings(tmp_path)
+    with pytest.raises(ChatConfigError, match="MCP server 'bad'"):
+        mcp_clients(settings, tmp_path)
+    del settings.mcp_servers["bad"]
+    local, legacy = mcp_clients(settings, tmp_path)
+    assert local.mcp_config.command == "srv" and local.mcp_config.args == ["-v"]
+    assert str(local.mcp_config.cwd) == str(tmp_path)
+    assert legacy.mcp_config.transport == "sse"

@@ -29,6 +29,8 @@ __all__ = [
     "mcp_clients",
 ]
 
+_TRANSPORTS = {"sse": "sse", "http": "streamable_http", "streamable-http": "streamable_http"}
+"""`.mcp.json` `type` values for URL servers, as `HttpMCPConfig.transport`."""
 _OURS = ("config", "flag")
 """Sources of the rules this command sets at start-up (replaced on every start)."""
 
@@ -56,6 +58,8 @@ def mcp_clients(settings: ChatSettings, cwd: Path) -> list[MCPClient]:
     clients: list[MCPClient] = []
     for name, spec in settings.mcp_servers.items():
         fields = {k: v for k, v in spec.items() if k != "type"}
+        if "url" in fields and spec.get("type") in _TRANSPORTS:  # `.mcp.json` names it so
+            fields["transport"] = _TRANSPORTS[spec["type"]]
         try:
             config: Any = (
                 StdioMCPConfig(**{"cwd": str(cwd), **fields})
