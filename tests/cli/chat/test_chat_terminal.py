@@ -314,3 +314,33 @@ def test_a_model_error_is_one_line_and_the_chat_goes_on(terminal, script) -> Non
     term.type("hi again")
     term.wait_for("Back again.")
     assert term.leave() == 0
+
+
+def test_a_second_writer_is_a_conflict_not_a_lost_update(
+    terminal, script, home: Path, project: Path
+) -> None:
+    import json
+    import subprocess
+    import sys
+
+    from terminal import LAUNCH, chat_env
+
+    def headless(*args: str) -> dict:
+        done = subprocess.run(
+            [sys.executable, "-c", LAUNCH, "chat", "-p", *args, "--output-format", "json"],
+            cwd=project, env=chat_env(home), capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        return json.loads(done.stdout)
+
+    session = headless("start", "--model", script([{"text": "Started."}]))["session_id"]
+    term = terminal("-r", session, "--model", script([{"text": "Never saved."}]))
+    term.prompt_ready(1)
+    assert (
+        headless("meanwhile", "-r", session, "--model", script([{"text": "Other."}]))["result"]
+        == "Other."
+    )
+    term.type("from the terminal")
+    term.wait_for("error: SessionConflictError")
+    assert term.leave() == 0
+    texts = [m.get_text_content() for m in _saved_state(home).context]
+    assert texts == ["start", "Started.", "meanwhile", "Other."]

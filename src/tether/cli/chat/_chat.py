@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, cast
 from tether.agent import Agent
 from tether.cli.chat._build import ChatOptions, apply_permissions
 from tether.cli.chat._sessions import SessionStore
+from tether.errors import SessionConflictError
 from tether.event import (
     AgentEvent,
     ExternalExecutionResultEvent,
@@ -79,8 +80,9 @@ class Chat:
                     on_event(event)
                     if isinstance(event, RequireUserConfirmEvent):
                         pause = event
-        except BaseException:
-            await self.save()  # the settled state (e.g. a stopped Bash call: interrupted)
+        except BaseException as exc:
+            if not isinstance(exc, SessionConflictError):  # another writer's state stays
+                await self.save()  # the settled state (e.g. a stopped Bash call: interrupted)
             raise
         return pause
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -34,6 +34,8 @@ class SessionStore:
     cwd: Path
     model: str
     title: str = ""
+    _written: set[str] = field(default_factory=set)
+    """Sessions this store created or loaded (saved with a version check from then on)."""
 
     @classmethod
     def open(cls, cwd: Path, model: str) -> SessionStore:
@@ -43,7 +45,14 @@ class SessionStore:
         return cls(SQLiteStorage(home / "sessions.db"), cwd, model)
 
     async def save(self, state: AgentState) -> None:
-        """Write `state` (creating the session the first time)."""
+        """Write `state`: the first time with its metadata, then checked against its version.
+
+        A session this store created or loaded is saved with `update_session_state`, so a
+        second terminal that advanced it meanwhile is a `SessionConflictError`, not lost.
+        """
+        if state.session_id in self._written:
+            await self.storage.update_session_state(USER, AGENT, state.session_id, state)
+            return
         if not self.title:
             self.title = _first_words(state)
         metadata = {
@@ -55,6 +64,7 @@ class SessionStore:
         await self.storage.upsert_session(
             USER, AGENT, state.session_id, state=state, metadata=metadata
         )
+        self._written.add(state.session_id)
 
     def checkpoint(self, state: AgentState) -> Checkpoint:
         """The storage's save-point callable for `state`'s session (saved once before)."""
@@ -69,6 +79,7 @@ class SessionStore:
                 "or start a new one without -r"
             )
         self.title = str(record.metadata.get("title", ""))
+        self._written.add(session_id)
         return record.state
 
     async def sessions(self, *, here: bool = True) -> list[SessionInfo]:
