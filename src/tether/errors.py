@@ -5,7 +5,9 @@ TetherError
 ├── ConfigError (ValueError)              a constructor was given something it can't use
 │   ├── UnknownProviderError              `from_string` got an unknown provider prefix
 │   ├── MissingDependencyError (ImportError)  an optional extra is not installed
-│   └── SandboxUnavailableError (RuntimeError)  bubblewrap is missing or cannot run
+│   ├── SandboxUnavailableError (RuntimeError)  bubblewrap is missing or cannot run
+│   ├── ScriptFileError                   a `ScriptedChatModel` script file is malformed
+│   └── ChatConfigError                   `tether chat` settings (flags, config files) are bad
 ├── InvalidInputError (ValueError)        `reply`/`observe` got input it can't accept
 ├── ResumeError (ValueError)              a resume event does not fit the paused reply
 │   └── NothingToResumeError              no reply is paused / nothing to continue
@@ -41,6 +43,7 @@ never appear here: they become error `ToolResultBlock`s the model reads.
 from __future__ import annotations
 
 __all__ = [
+    "ChatConfigError",
     "ConfigError",
     "ContextOverflowError",
     "ContextTooLargeError",
@@ -60,6 +63,7 @@ __all__ = [
     "ResumeError",
     "SandboxUnavailableError",
     "ScriptExhaustedError",
+    "ScriptFileError",
     "SessionConflictError",
     "SessionCorruptedError",
     "SessionInputError",
@@ -220,3 +224,11 @@ class StorageUnavailableError(StorageError, ConnectionError):
 
 class SessionCorruptedError(StorageError):
     """A stored session record cannot be decoded; the message names its key."""
+
+
+class ScriptFileError(ConfigError):
+    """A `ScriptedChatModel` script file is missing, unparsable or malformed (names the step)."""
+
+
+class ChatConfigError(ConfigError):
+    """`tether chat` got a flag, config file or `.mcp.json` it cannot use (names which)."""

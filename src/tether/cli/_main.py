@@ -7,6 +7,8 @@ import asyncio
 import sys
 from collections.abc import Sequence
 
+from tether.cli.chat import add_parser as add_chat_parser
+
 __all__ = ["main"]
 
 
@@ -23,7 +25,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     demo.add_argument(
         "--workdir", default=None, help="folder the demo's file tools work in (default: a temp dir)"
     )
+    run_chat = add_chat_parser(sub)
     args = parser.parse_args(argv)
+    if args.command == "chat":
+        return run_chat(args)
     if args.command == "demo":
         from tether.cli._demo import run_demo
 

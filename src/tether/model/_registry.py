@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 from tether.credential import OpenAICredential
 from tether.errors import UnknownProviderError
 from tether.model._base import ChatModelBase
+from tether.model._scripted import ScriptedChatModel
 
 __all__ = ["from_string"]
 
@@ -48,7 +49,8 @@ def from_string(spec: str, **kwargs: Any) -> ChatModelBase:
     """Build a model from `"<provider>:<model>"`, e.g. `"dashscope:qwen-max"`.
 
     Providers: `dashscope`, `openai`, `anthropic`, `ollama`, `gemini`, and `deepseek`
-    (the OpenAI-compatible DeepSeek API, key in `DEEPSEEK_API_KEY`). The credential is
+    (the OpenAI-compatible DeepSeek API, key in `DEEPSEEK_API_KEY`), and `scripted:FILE`
+    (`ScriptedChatModel.from_file`: a YAML or JSON script, for tests and demos). The credential is
     read from the provider's environment variables; `kwargs` go to the constructor
     (e.g. `credential=`, `stream=False`, `context_length=`).
 
@@ -56,7 +58,9 @@ def from_string(spec: str, **kwargs: Any) -> ChatModelBase:
         UnknownProviderError: the prefix is missing or not a known provider.
     """
     provider, sep, model = spec.partition(":")
-    known = ", ".join(sorted(_PROVIDERS))
+    known = ", ".join(sorted([*_PROVIDERS, "scripted"]))
+    if provider.strip().lower() == "scripted" and model:
+        return ScriptedChatModel.from_file(model, **kwargs)
     if not sep or not model:
         raise UnknownProviderError(
             f"model spec {spec!r} must look like '<provider>:<model>', e.g. 'dashscope:qwen-max' "

@@ -5,11 +5,13 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from tether.errors import ConfigError, ScriptExhaustedError
 from tether.message import Msg, TextBlock, ThinkingBlock, ToolCallBlock
 from tether.model._base import ChatModelBase
+from tether.model._script_file import load_script
 from tether.model._types import (
     ChatRequest,
     ModelDelta,
@@ -121,6 +123,22 @@ class ScriptedChatModel(ChatModelBase):
                 f"ScriptedChatModel {self.model_name!r}: {unused} of {len(self.responses)} "
                 f"responses were never used (only {len(self.calls)} calls were made)"
             )
+
+    @classmethod
+    def from_file(
+        cls, path: str | Path, *, context_length: int = 128_000, name: str | None = None
+    ) -> ScriptedChatModel:
+        """Play a YAML (or `.json`) script: one list item per model call.
+
+        Each item is a mapping with any of `thinking: str`, `text: str` and `tool_calls:
+        [{name, input}]` (call ids are generated), or just `error: "TypeName: message"`,
+        raised on that call (a built-in or `tether.errors` type, e.g. `ConnectionError`).
+
+        Raises:
+            ScriptFileError: the file is missing, does not parse, or a step is malformed.
+        """
+        steps = load_script(path)
+        return cls(steps, context_length=context_length, name=name or f"scripted:{path}")
 
     @staticmethod
     def tool_call(

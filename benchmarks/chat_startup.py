@@ -1,0 +1,84 @@
+"""Start-up of `tether chat`: `tether chat -p "hi" --model scripted:FILE`, wall clock.
+
+Run: `python benchmarks/chat_startup.py [--runs N]`
+
+Each run is a fresh process (import + config + storage + first reply + exit), in a
+temporary folder with its own TETHER_HOME; the median of `--runs` is compared with the
+400 ms budget. For reference it also times a bare interpreter and `import tether`, and
+reports CPU time (user + system), which a machine shared with other work inflates less.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BUDGET_MS = 400.0
+LAUNCH = "import sys; from tether.cli import main; sys.exit(main())"
+
+
+def _time(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU (user + system) milliseconds of one run of `argv`."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
+    elapsed = (time.perf_counter() - start) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"{argv} failed: {done.stderr}")
+    cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
+    return elapsed, cpu
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=9)
+    runs = parser.parse_args().runs
+    with tempfile.TemporaryDirectory(prefix="tether-bench-") as tmp:
+        root = Path(tmp)
+        script = root / "script.yaml"
+        script.write_text("- text: Hello from tether.\n")
+        as_json = root / "script.json"  # the same script; JSON needs no YAML parser
+        as_json.write_text('[{"text": "Hello from tether."}]')
+        env = {**os.environ, "HOME": str(root), "TETHER_HOME": str(root / "tether")}
+        env["XDG_CONFIG_HOME"] = str(root / "config")
+        cases = {
+            "python -c pass": [sys.executable, "-c", "pass"],
+            "import tether": [sys.executable, "-c", "import tether"],
+            "tether chat -p hi": [
+                sys.executable, "-c", LAUNCH, "chat", "-p", "hi", "--model", f"scripted:{script}"
+            ],
+            "  (JSON script)": [
+                sys.executable, "-c", LAUNCH, "chat", "-p", "hi", "--model", f"scripted:{as_json}"
+            ],
+        }  # fmt: skip
+        _time(cases["tether chat -p hi"], root, env)  # warm the file cache and the database
+        print(
+            f"{'case':<22}{'wall median':>12}{'wall min':>10}{'wall max':>10}{'cpu median':>12}"
+            f"   ({runs} runs; ms)"
+        )
+        medians = {}
+        for name, argv in cases.items():
+            runs_ms = [_time(argv, root, env) for _ in range(runs)]
+            walls, cpus = [w for w, _ in runs_ms], [c for _, c in runs_ms]
+            medians[name] = statistics.median(walls)
+            print(
+                f"{name:<22}{medians[name]:>12.0f}{min(walls):>10.0f}{max(walls):>10.0f}"
+                f"{statistics.median(cpus):>12.0f}"
+            )
+    verdict = "ok" if medians["tether chat -p hi"] <= BUDGET_MS else "OVER BUDGET"
+    print(
+        f"budget {BUDGET_MS:.0f} ms (YAML script): {verdict}; load average {os.getloadavg()[0]:.1f}"
+    )
+    return 0 if verdict == "ok" else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""The permission prompt: a pause becomes questions, the answers a resume event."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from tether.cli.chat._calls import call_arguments, call_summary
+from tether.event import (
+    ConfirmResult,
+    RequireUserConfirmEvent,
+    UserConfirmResultEvent,
+    UserInterruptEvent,
+)
+from tether.message import ToolCallBlock
+
+__all__ = ["Ask", "Answers", "ask_confirmation", "question"]
+
+Ask = Callable[[str, str], Awaitable[str]]
+"""Reads one line: `await ask(message, default)`; raises `KeyboardInterrupt`/`EOFError`."""
+
+
+@dataclass
+class Answers:
+    """What the user said about one pause."""
+
+    event: UserConfirmResultEvent | UserInterruptEvent
+    """The resume event to send."""
+    reasons: list[str] = field(default_factory=list)
+    """Why calls were rejected, for the model to read next."""
+
+
+def question(call: ToolCallBlock) -> str:
+    """`Allow Bash git status? [y]es / [a]lways (Bash(git status)) / [n]o, tell it why / [e]dit`."""
+    rules = ", ".join(str(r) for r in call.suggested_rules)
+    always = f" / [a]lways ({rules})" if rules else ""
+    return (
+        f"Allow {call.name} {call_summary(call, width=200)}?"
+        f" [y]es{always} / [n]o, tell it why / [e]dit "
+    )
+
+
+async def ask_confirmation(pause: RequireUserConfirmEvent, ask: Ask) -> Answers:
+    """Ask about each call of `pause`; Ctrl+C interrupts the paused reply instead."""
+    results: list[ConfirmResult] = []
+    reasons: list[str] = []
+    try:
+        for call in pause.tool_calls:
+            result, reason = await _one(call, ask)
+            results.append(result)
+            if reason:
+                reasons.append(f"I declined the {call.name} call ({call_summary(call)}): {reason}")
+    except KeyboardInterrupt:
+        return Answers(UserInterruptEvent(reply_id=pause.reply_id))
+    return Answers(
+        UserConfirmResultEvent(reply_id=pause.reply_id, confirm_results=results), reasons
+    )
+
+
+async def _one(call: ToolCallBlock, ask: Ask) -> tuple[ConfirmResult, str]:
+    while True:
+        answer = (await ask(question(call), "")).strip().lower()
+        if answer in ("y", "yes"):
+            return ConfirmResult(confirmed=True, tool_call=call), ""
+        if answer in ("a", "always") and call.suggested_rules:
+            return ConfirmResult(confirmed=True, tool_call=call, rules=call.suggested_rules), ""
+        if answer in ("n", "no"):
+            reason = (await ask("Tell it why (Enter to just say no): ", "")).strip()
+            return ConfirmResult(confirmed=False, tool_call=call), reason
+        if answer in ("e", "edit"):
+            edited = await _edit(call, ask)
+            if edited is not None:
+                return ConfirmResult(confirmed=True, tool_call=edited), ""
+
+
+async def _edit(call: ToolCallBlock, ask: Ask) -> ToolCallBlock | None:
+    """The call with the input the user typed (Bash: the command; others: the JSON)."""
+    args = call_arguments(call)
+    if call.name == "Bash" and isinstance(args.get("command"), str):
+        command = (await ask("Command: ", str(args["command"]))).strip()
+        if not command:
+            return None
+        return call.model_copy(update={"input": json.dumps({**args, "command": command})})
+    text = (await ask("Input (JSON): ", call.input)).strip()
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(value, dict):
+        return None
+    return call.model_copy(update={"input": json.dumps(value)})

@@ -1,0 +1,101 @@
+"""`run_chat`: flags and config to a chat, then interactive or headless."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from tether.cli.chat._build import (
+    ChatOptions,
+    apply_permissions,
+    build_agent,
+    build_toolkit,
+    load_plugins,
+    mcp_clients,
+)
+from tether.cli.chat._chat import Chat
+from tether.cli.chat._config import load_settings
+from tether.cli.chat._model import resolve_model
+from tether.cli.chat._sessions import SessionStore
+from tether.errors import ChatConfigError, ConfigError, StorageError
+from tether.state import AgentState
+
+__all__ = ["run_chat"]
+
+
+def run_chat(args: argparse.Namespace) -> int:
+    """Run `tether chat`; a bad flag, config or missing key is one line and exit 2."""
+    try:
+        return asyncio.run(_run(args))
+    except (ConfigError, StorageError) as exc:
+        print(f"tether chat: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _options(args: argparse.Namespace, headless: bool) -> ChatOptions:
+    cwd = Path.cwd().resolve()
+    add_dirs = tuple(Path(d).expanduser().resolve() for d in args.add_dir)
+    for folder in add_dirs:
+        if not folder.is_dir():
+            raise ChatConfigError(f"--add-dir {str(folder)!r} is not a folder")
+    return ChatOptions(
+        cwd=cwd,
+        add_dirs=add_dirs,
+        settings=load_settings(cwd, args.config),
+        mode=args.permission_mode,
+        allow=tuple(args.allow),
+        deny=tuple(args.deny),
+        max_iters=args.max_iters,
+        headless=headless,
+    )
+
+
+def _prompt(args: argparse.Namespace, headless: bool) -> str | None:
+    if args.prompt or not headless:
+        return str(args.prompt) if args.prompt else None
+    text = sys.stdin.read() if not sys.stdin.isatty() else ""
+    if not text.strip():
+        raise ChatConfigError('no prompt: pass one (`tether chat -p "..."`) or pipe it on stdin')
+    return text
+
+
+async def _state(args: argparse.Namespace, store: SessionStore) -> AgentState | None:
+    if args.resume:
+        return await store.load(args.resume)
+    if args.continue_:
+        return await store.latest()
+    return None
+
+
+async def _run(args: argparse.Namespace) -> int:
+    headless = bool(args.headless) or not sys.stdin.isatty()
+    options = _options(args, headless)
+    prompt = _prompt(args, headless)
+    model, spec = resolve_model(args.model, options.settings.model)
+    store = SessionStore.open(options.cwd, spec)
+    try:
+        loaded = await _state(args, store)
+    except BaseException:
+        await store.close()
+        raise
+    state = loaded if loaded is not None else AgentState()
+    apply_permissions(state, options, fresh=loaded is None)
+    mcps = mcp_clients(options.settings, options.cwd)
+    plugins = load_plugins(options.settings)
+    toolkit = build_toolkit(options, mcps, plugins)
+    agent = build_agent(options, model, toolkit, state)
+    chat = Chat(agent, store, options, spec, mcps, [p.module_name for p in plugins])
+    try:
+        if headless:
+            from tether.cli.chat._headless import run_headless
+
+            return await run_headless(chat, prompt or "", args.output_format)
+        from tether.cli.chat._interactive import run_interactive
+
+        return await run_interactive(chat, prompt)
+    finally:
+        await chat.close()

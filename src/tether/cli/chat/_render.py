@@ -1,0 +1,202 @@
+"""The screen side of the chat: every `AgentEvent` becomes terminal output (rich).
+
+Text streams as Markdown (redrawn in place while it grows), thinking streams dimmed and
+folds into one line when it ends, tool calls show compactly (an Edit or Write with a
+coloured diff), Bash output streams as it comes.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.live import Live
+from rich.markdown import Markdown
+from rich.segment import Segment
+from rich.text import Text
+
+from tether.cli.chat._calls import call_diff, call_summary
+from tether.event import (
+    AgentEvent,
+    ContextCompressedEvent,
+    ModelRetryEvent,
+    PluginActivatedEvent,
+    PluginSleptEvent,
+    TextBlockDeltaEvent,
+    TextBlockEndEvent,
+    TextBlockStartEvent,
+    ThinkingBlockDeltaEvent,
+    ThinkingBlockEndEvent,
+    ThinkingBlockStartEvent,
+    ToolCallEndEvent,
+    ToolResultEndEvent,
+    ToolResultTextDeltaEvent,
+)
+from tether.message import ToolResultState
+
+__all__ = ["ChatRenderer"]
+
+_REFRESH = 0.05
+"""Seconds between two redraws of a growing block."""
+_RESULT_COLOURS = {ToolResultState.SUCCESS: "green", ToolResultState.DENIED: "yellow"}
+
+
+class _Tail:
+    """The last lines of a renderable that fit on the screen (for a growing block)."""
+
+    def __init__(self, renderable: Any) -> None:
+        self.renderable = renderable
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = console.render_lines(self.renderable, options, pad=False)
+        for line in lines[-max(console.size.height - 2, 1) :]:
+            yield from line
+            yield Segment.line()
+
+
+class ChatRenderer:
+    """Shows events as they stream; `close()` ends whatever block is still open."""
+
+    def __init__(self, console: Console, cwd: Path) -> None:
+        self.console = console
+        self.cwd = cwd
+        self._live: Live | None = None
+        self._text = ""
+        self._drawn = 0.0
+        self._streamed: set[str] = set()
+        self._at_line_start = True
+
+    def __call__(self, event: AgentEvent) -> None:
+        """Show one event."""
+        match event:
+            case TextBlockStartEvent() | ThinkingBlockStartEvent():
+                self._open(thinking=isinstance(event, ThinkingBlockStartEvent))
+            case TextBlockDeltaEvent() | ThinkingBlockDeltaEvent():
+                self._grow(event.delta)
+            case TextBlockEndEvent():
+                self.close()
+            case ThinkingBlockEndEvent():
+                words = len(self._text.split())
+                self.close(keep=False)
+                self.console.print(f"[dim]✻ thought for {words} words[/]", highlight=False)
+            case ToolCallEndEvent():
+                self._call(event)
+            case ToolResultTextDeltaEvent():
+                self._output(event.block_id, event.delta)
+            case ToolResultEndEvent():
+                self._result(event)
+            case ModelRetryEvent():
+                self.note(f"[yellow]↻ {event.model_name} failed ({event.error}); retrying[/]")
+            case ContextCompressedEvent():
+                self.note(
+                    f"[blue]• context compressed: {event.before_tokens} → "
+                    f"{event.after_tokens} tokens[/]"
+                )
+            case PluginActivatedEvent():
+                self.note(
+                    f"[blue]• plugin {event.module_name} awake ({event.rounds_left} rounds)[/]"
+                )
+            case PluginSleptEvent():
+                self.note(f"[blue]• plugin {event.module_name} asleep[/]")
+            case _:
+                pass
+
+    def note(self, markup: str) -> None:
+        """A line of its own (closing an open block first)."""
+        self.close()
+        self._line_break()
+        self.console.print(markup, highlight=False)
+
+    # -- growing blocks ------------------------------------------------------------------
+
+    def _open(self, *, thinking: bool) -> None:
+        self.close()
+        self._line_break()
+        self._text, self._thinking = "", thinking
+        if self.console.is_terminal:
+            # Transient: the growing block is redrawn in place (only its tail if it is
+            # taller than the screen), then printed once, whole, when it ends.
+            self._live = Live(
+                self._renderable(),
+                console=self.console,
+                auto_refresh=False,
+                transient=True,
+                vertical_overflow="crop",
+            )
+            self._live.start()
+
+    def _renderable(self) -> Any:
+        if self._thinking:
+            tail = "\n".join(self._text.splitlines()[-3:])
+            return Text("✻ " + tail, style="dim italic")
+        return _Tail(Markdown(self._text))
+
+    def _grow(self, delta: str) -> None:
+        self._text += delta
+        now = time.monotonic()
+        if self._live is not None and now - self._drawn >= _REFRESH:
+            self._live.update(self._renderable(), refresh=True)
+            self._drawn = now
+
+    def close(self, *, keep: bool = True) -> None:
+        """End the open text or thinking block (drawn in full), if any."""
+        if self._live is not None:
+            live, self._live = self._live, None
+            live.stop()
+        if keep and self._text and not self._thinking:
+            self.console.print(Markdown(self._text))
+        self._text, self._thinking = "", False
+
+    _thinking = False
+
+    # -- tools ---------------------------------------------------------------------------
+
+    def _call(self, event: ToolCallEndEvent) -> None:
+        call = event.tool_call
+        self.close()
+        self._line_break()
+        line = Text("● ", style="bold cyan")
+        line.append(call.name, style="bold")
+        line.append(f"({call_summary(call)})")
+        self.console.print(line)
+        for diff in call_diff(call, self.cwd):
+            style = "red" if diff.startswith("-") else "green" if diff.startswith("+") else "dim"
+            self.console.print(Text("    " + diff, style=style))
+
+    def _output(self, call_id: str, delta: str) -> None:
+        if not delta:
+            return
+        self._streamed.add(call_id)
+        text = delta.replace("\n", "\n  │ ")
+        if self._at_line_start:
+            text = "  │ " + text
+        self._at_line_start = delta.endswith("\n")
+        if self._at_line_start:
+            text = text[: -len("  │ ")]
+        self.console.print(Text(text, style="dim"), end="")
+
+    def _result(self, event: ToolResultEndEvent) -> None:
+        self._line_break()
+        result = event.tool_result
+        colour = _RESULT_COLOURS.get(result.state, "red")
+        text = result.get_text()
+        if result.name == "Read" and result.state is ToolResultState.SUCCESS:
+            detail = f"{len(text.splitlines())} lines"
+        elif event.block_id in self._streamed:  # the output is on screen already
+            lines = text.strip().splitlines()
+            detail = lines[-1] if lines else ""
+        else:
+            detail = " ".join(text.split())
+        self._streamed.discard(event.block_id)
+        limit = 300 if result.state is not ToolResultState.SUCCESS else 100
+        line = Text("  ⎿ ", style="dim")
+        line.append(result.state.value, style=colour)
+        line.append(" " + (detail if len(detail) <= limit else detail[: limit - 1] + "…"))
+        self.console.print(line)
+
+    def _line_break(self) -> None:
+        if not self._at_line_start:
+            self.console.print()
+            self._at_line_start = True

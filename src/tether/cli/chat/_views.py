@@ -1,0 +1,103 @@
+"""What `/context`, `/cost`, `/mcp` and `/plugins` show, and the status line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tether.cli.chat._chat import Chat
+from tether.context import estimate_block_tokens, estimate_text_tokens
+from tether.message import TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
+
+__all__ = [
+    "context_lines",
+    "cost_lines",
+    "mcp_lines",
+    "model_label",
+    "plugin_lines",
+    "status_line",
+]
+
+
+def _k(tokens: int) -> str:
+    return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
+
+
+def model_label(spec: str) -> str:
+    """The model spec, with a script file shown by its name only."""
+    if spec.startswith("scripted:"):
+        return "scripted:" + Path(spec.removeprefix("scripted:")).name
+    return spec
+
+
+def status_line(chat: Chat) -> str:
+    """`openai:gpt-4o · 1.2k/128.0k tokens · mode default`."""
+    state = chat.agent.state
+    window = chat.agent.model.context_length
+    mode = state.permission_context.mode.value
+    used = f"{_k(state.estimated_tokens)}/{_k(window)} tokens"
+    return f"{model_label(chat.model_spec)} · {used} · mode {mode}"
+
+
+async def context_lines(chat: Chat) -> list[str]:
+    """The window split by what fills it (estimates)."""
+    state = chat.agent.state
+    parts = {"system prompt": estimate_text_tokens(chat.agent.system_prompt)}
+    parts["summary"] = estimate_text_tokens(state.summary or "")
+    kinds = {"user messages": 0, "text": 0, "thinking": 0, "tool calls": 0, "tool results": 0}
+    for msg in state.context:
+        for block in msg.content:
+            tokens = estimate_block_tokens(block)
+            if msg.role == "user" and isinstance(block, TextBlock):
+                kinds["user messages"] += tokens
+            elif isinstance(block, TextBlock):
+                kinds["text"] += tokens
+            elif isinstance(block, ThinkingBlock):
+                kinds["thinking"] += tokens
+            elif isinstance(block, ToolCallBlock):
+                kinds["tool calls"] += tokens
+            elif isinstance(block, ToolResultBlock):
+                kinds["tool results"] += tokens
+    parts.update(kinds)
+    window = chat.agent.model.context_length
+    lines = [
+        f"context: {_k(state.estimated_tokens)} of {_k(window)} tokens "
+        f"({100 * state.estimated_tokens / max(window, 1):.1f}%), {len(state.context)} messages"
+    ]
+    lines += [f"  {name:<14} {_k(tokens):>7}" for name, tokens in parts.items()]
+    return lines
+
+
+def cost_lines(chat: Chat) -> list[str]:
+    """The session's token usage as the providers reported it."""
+    usage = chat.agent.state.usage
+    return [
+        f"input tokens:  {usage.input_tokens}",
+        f"output tokens: {usage.output_tokens}",
+        f"cache read:    {usage.cache_read_tokens}",
+        f"cache write:   {usage.cache_write_tokens}",
+    ]
+
+
+async def mcp_lines(chat: Chat) -> list[str]:
+    """Each MCP server with its tools (connecting to it if it was not yet)."""
+    if not chat.mcps:
+        return ["no MCP servers (add them to .mcp.json or [mcp_servers] in .tether/config.toml)"]
+    lines: list[str] = []
+    for client in chat.mcps:
+        tools = await client.list_tools(chat.agent.state)
+        where = "connected" if tools else "unavailable"
+        lines.append(f"{client.name}: {where}, {len(tools)} tools")
+        lines += [f"  {t.name}" for t in tools]
+    return lines
+
+
+def plugin_lines(chat: Chat) -> list[str]:
+    """Configured plugins, awake (with rounds left) or asleep."""
+    awake = chat.agent.state.plugins
+    if not chat.plugin_names and not awake:
+        return ['no plugins (add `plugins = ["module:attribute"]` to .tether/config.toml)']
+    lines = []
+    for name in dict.fromkeys([*chat.plugin_names, *awake]):
+        rounds = awake.get(name)
+        lines.append(f"{name}: awake, {rounds} rounds left" if rounds else f"{name}: asleep")
+    return lines

@@ -1,0 +1,70 @@
+"""The permission prompt's answers become the library's resume events."""
+
+from __future__ import annotations
+
+import json
+
+from tether.cli.chat._confirm import ask_confirmation, question
+from tether.event import RequireUserConfirmEvent, UserConfirmResultEvent, UserInterruptEvent
+from tether.message import ToolCallBlock
+from tether.permission import PermissionRule
+
+
+def _pause(*calls: ToolCallBlock) -> RequireUserConfirmEvent:
+    return RequireUserConfirmEvent(reply_id="r1", tool_calls=list(calls))
+
+
+def _answers(*lines: str):
+    asked: list[tuple[str, str]] = []
+    queue = list(lines)
+
+    async def ask(message: str, default: str) -> str:
+        asked.append((message, default))
+        answer = queue.pop(0)
+        if answer == "^C":
+            raise KeyboardInterrupt
+        return answer
+
+    return ask, asked
+
+
+WRITE = ToolCallBlock(
+    id="c1", name="Write", input=json.dumps({"file_path": "a.md", "content": "x"}),
+    suggested_rules=[PermissionRule.parse("Write(/a.md)")],
+)  # fmt: skip
+BASH = ToolCallBlock(id="c2", name="Bash", input=json.dumps({"command": "make"}))
+
+
+def test_question_names_the_tool_summary_and_rule() -> None:
+    assert question(WRITE) == (
+        "Allow Write a.md? [y]es / [a]lways (Write(/a.md)) / [n]o, tell it why / [e]dit "
+    )
+    assert "[a]lways" not in question(BASH)  # nothing to suggest: no "always"
+
+
+async def test_edit_json_input_re_asks_until_it_is_an_object() -> None:
+    ask, asked = _answers("e", "not json", "e", '{"file_path": "b.md", "content": "y"}')
+    answers = await ask_confirmation(_pause(WRITE), ask)
+    assert isinstance(answers.event, UserConfirmResultEvent)
+    (result,) = answers.event.confirm_results
+    assert result.confirmed and json.loads(result.tool_call.input)["file_path"] == "b.md"
+    assert asked[1] == ("Input (JSON): ", WRITE.input)  # pre-filled with the call's input
+
+
+async def test_always_yes_and_no_across_two_calls() -> None:
+    ask, _ = _answers("maybe", "a", "n", "too slow")
+    answers = await ask_confirmation(_pause(WRITE, BASH), ask)
+    first, second = answers.event.confirm_results
+    assert first.confirmed and [str(r) for r in first.rules] == ["Write(/a.md)"]
+    assert not second.confirmed
+    assert answers.reasons == ["I declined the Bash call (make): too slow"]
+    ask, _ = _answers("a", "y")  # "always" without a suggestion is not an answer
+    answers = await ask_confirmation(_pause(BASH), ask)
+    assert answers.event.confirm_results[0].confirmed
+    assert answers.event.confirm_results[0].rules == []
+
+
+async def test_ctrl_c_interrupts_the_paused_reply() -> None:
+    ask, _ = _answers("y", "^C")
+    answers = await ask_confirmation(_pause(WRITE, BASH), ask)
+    assert isinstance(answers.event, UserInterruptEvent) and answers.event.reply_id == "r1"
