@@ -134,3 +134,20 @@ def test_mcp_clients_from_settings(tmp_path: Path) -> None:
     assert local.mcp_config.command == "srv" and local.mcp_config.args == ["-v"]
     assert str(local.mcp_config.cwd) == str(tmp_path)
     assert legacy.mcp_config.transport == "sse"
+
+
+def test_mcp_trust_annotations_is_per_server_and_off_by_default(tmp_path: Path) -> None:
+    from tether.cli.chat._build import mcp_clients
+
+    servers = {
+        "plain": {"command": "srv"},
+        "trusted": {"command": "srv", "trust_annotations": True},
+        "bad": {"command": "srv", "trust_annotations": "yes"},
+    }
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    settings = load_settings(tmp_path)
+    with pytest.raises(ChatConfigError, match="`trust_annotations` must be true or false"):
+        mcp_clients(settings, tmp_path)
+    del settings.mcp_servers["bad"]
+    plain, trusted = mcp_clients(settings, tmp_path)
+    assert (plain.trust_annotations, trusted.trust_annotations) == (False, True)

@@ -18,7 +18,13 @@ TIME_SERVER = shutil.which("mcp-server-time") or str(
 def mcp_json(project: Path) -> None:
     if not Path(TIME_SERVER).exists():
         pytest.fail("mcp-server-time is a dev dependency; pip install -e '.[dev]'")
-    servers = {"time": {"command": TIME_SERVER, "args": ["--local-timezone", "UTC"]}}
+    servers = {
+        "time": {
+            "command": TIME_SERVER,
+            "args": ["--local-timezone", "UTC"],
+            "trust_annotations": True,
+        }
+    }
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
 
 
@@ -42,8 +48,31 @@ def test_mcp_tools_listed_and_called(terminal, script, mcp_json) -> None:
     )
     term.prompt_ready(2)
     term.type("what time is it in Tokyo?")
-    screen = term.wait_for("That is the time in Tokyo.")  # read-only: no question
+    screen = term.wait_for("That is the time in Tokyo.")  # trusted read-only: no question
     assert "Allow" not in screen
     assert '● mcp__time__get_current_time({"timezone": "Asia/Tokyo"})' in screen
+    assert '⎿ success { "timezone": "Asia/Tokyo", "datetime": "' in screen
+    assert term.leave() == 0
+
+
+def test_untrusted_server_asks_before_its_read_only_tool(terminal, script, project) -> None:
+    servers = {"time": {"command": TIME_SERVER, "args": ["--local-timezone", "UTC"]}}
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    model = script(
+        [
+            {
+                "tool_calls": [
+                    {"name": "mcp__time__get_current_time", "input": {"timezone": "Asia/Tokyo"}}
+                ]
+            },
+            {"text": "That is the time in Tokyo."},
+        ]
+    )
+    term = terminal("--model", model)
+    term.prompt_ready(1)
+    term.type("what time is it in Tokyo?")
+    term.wait_for(r"Allow mcp__time__get_current_time")  # its readOnlyHint is not trusted
+    term.type("y")
+    screen = term.wait_for("That is the time in Tokyo.")
     assert '⎿ success { "timezone": "Asia/Tokyo", "datetime": "' in screen
     assert term.leave() == 0

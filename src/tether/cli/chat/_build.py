@@ -57,7 +57,10 @@ def mcp_clients(settings: ChatSettings, cwd: Path) -> list[MCPClient]:
 
     clients: list[MCPClient] = []
     for name, spec in settings.mcp_servers.items():
-        fields = {k: v for k, v in spec.items() if k != "type"}
+        fields = {k: v for k, v in spec.items() if k not in ("type", "trust_annotations")}
+        trusted = spec.get("trust_annotations", False)
+        if not isinstance(trusted, bool):
+            raise ChatConfigError(f"MCP server {name!r}: `trust_annotations` must be true or false")
         if "url" in fields and spec.get("type") in _TRANSPORTS:  # `.mcp.json` names it so
             fields["transport"] = _TRANSPORTS[spec["type"]]
         try:
@@ -66,7 +69,9 @@ def mcp_clients(settings: ChatSettings, cwd: Path) -> list[MCPClient]:
                 if "command" in fields
                 else HttpMCPConfig(**fields)
             )
-            clients.append(MCPClient(name, True, config, is_optional=True))
+            clients.append(
+                MCPClient(name, True, config, is_optional=True, trust_annotations=trusted)
+            )
         except ValueError as exc:
             raise ChatConfigError(f"MCP server {name!r}: {exc}") from None
     return clients

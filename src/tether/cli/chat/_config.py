@@ -18,6 +18,7 @@ reserve_ratio = 0.2
 [mcp_servers.time]                 # or {url = "...", headers = {...}}
 command = "mcp-server-time"
 args = []
+trust_annotations = false          # true: its read-only tools run without asking
 ```
 
 The project file (`.tether/config.toml`, or `--config FILE`) wins over the user's
@@ -155,7 +156,7 @@ def _server(path: Path, name: str, value: Any) -> dict[str, Any]:
             "`url` (with `headers`)"
         )
     allowed = {"command", "args", "env", "cwd"} if "command" in value else {"url", "headers"}
-    unknown = sorted(set(value) - allowed - {"type", "timeout"})
+    unknown = sorted(set(value) - allowed - {"type", "timeout", "trust_annotations"})
     if unknown:
         raise ChatConfigError(f"{path}: MCP server {name!r} has unknown keys {unknown}")
     return dict(value)
