@@ -9,8 +9,9 @@ from typing import Any
 from tether.agent._run import Run
 from tether.event import AgentEvent, ToolResultEndEvent, ToolResultStartEvent
 from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState
-from tether.middleware import ActingCall, PermissionCall, chain_iterator
+from tether.middleware import ActingCall, PermissionCall, chain_awaitable, chain_iterator
 from tether.middleware._chain import close_stream
+from tether.permission import PermissionBehavior, PermissionDecision, PermissionEngine
 from tether.permission._tool_check import check_tool_call
 from tether.state._commit import UNKNOWN_OUTCOME
 from tether.state._pause import undo_unannounced_waits
@@ -45,8 +46,9 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
             answer: ToolResultBlock | None = None
             if tool is None:  # unknown, or its plugin fell asleep between pause and resume
                 answer = error_result(call, view.unknown_tool_message(call.name, state))
-            elif not pending:  # allowed by the user: an external tool is now the caller's
-                if tool.is_external_tool:
+            elif not pending:  # confirmed by the user (perhaps edited): checked again
+                answer = await _recheck(run, call, tool, args)
+                if answer is None and tool.is_external_tool:  # now the caller's to run
                     call.state = ToolCallState.SUBMITTED
             elif isinstance(args, ArgumentError):
                 answer = error_result(call, f"Error: {args}")
@@ -79,6 +81,45 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
                 await close_stream(running)
                 await interrupt_unfinished([c for c, _, _ in to_run], run.commit)
                 raise
+
+
+async def _engine_decision(check: PermissionCall) -> PermissionDecision:
+    engine = PermissionEngine(check.state.permission_context)
+    return await engine.decide(
+        check.tool, check.tool_input, check.state.tool_state_for(check.tool.name)
+    )
+
+
+async def _recheck(
+    run: Run, call: ToolCallBlock, tool: ToolBase, args: dict[str, Any] | ArgumentError
+) -> ToolResultBlock | None:
+    """A confirmed call is checked once more before it runs: a deny still wins.
+
+    The user may have edited the call into one a deny rule, a sensitive path or the work
+    dirs forbid (`ls /` → `rm victim.txt`); confirming never overrides a DENY. Any other
+    decision stands confirmed.
+    """
+    if isinstance(args, ArgumentError):
+        return error_result(call, f"Error: {args}")
+    check = PermissionCall(
+        agent=run.agent,
+        state=run.state,
+        reply_id=run.reply_id,
+        tool_call=call,
+        tool=tool,
+        tool_input=args,
+    )
+    decision: PermissionDecision = await chain_awaitable(
+        run.agent.middlewares, "on_check_permission", check, _engine_decision
+    )
+    if decision.behavior is not PermissionBehavior.DENY:
+        return None
+    return error_result(
+        call,
+        f"Permission denied: {decision.reason}. The user confirmed this call, but it is "
+        "denied as it stands. Do not retry it as is.",
+        ToolResultState.DENIED,
+    )
 
 
 async def _recover(

@@ -15,6 +15,7 @@ from tether.agent._reasoning import reason
 from tether.agent._run import STRUCTURED_TOOL, Run
 from tether.context import ContextConfig, Offloader
 from tether.context._step import build_system_prompt, compress_with_hooks
+from tether.errors import StructuredOutputError
 from tether.event import (
     AgentEvent,
     ReplyEndEvent,
@@ -36,9 +37,10 @@ __all__ = ["Agent"]
 
 
 @cache
-def _defaults() -> tuple[ReActConfig, ModelConfig, ContextConfig, Toolkit]:
-    # Built on first use (not at import): the configs are frozen, the toolkit is empty.
-    return ReActConfig(), ModelConfig(), ContextConfig(), Toolkit()
+def _defaults() -> tuple[ReActConfig, ModelConfig, ContextConfig]:
+    # Built on first use (not at import); frozen, so agents may share them. A toolkit is
+    # mutable (`register`): each agent gets its own.
+    return ReActConfig(), ModelConfig(), ContextConfig()
 
 
 class Agent:
@@ -64,11 +66,11 @@ class Agent:
         context_config: ContextConfig | None = None,
         react_config: ReActConfig | None = None,
     ) -> None:
-        react, model_defaults, context, empty_toolkit = _defaults()
+        react, model_defaults, context = _defaults()
         self.name = name
         self.system_prompt = system_prompt
         self.model = model
-        self.toolkit = toolkit if toolkit is not None else empty_toolkit
+        self.toolkit = toolkit if toolkit is not None else Toolkit()
         self.state = state if state is not None else AgentState()
         self.offloader = offloader
         self.middlewares: tuple[MiddlewareBase, ...] = tuple(middlewares or ())
@@ -182,8 +184,21 @@ class Agent:
         events: list[AgentEvent] = []
         for source in self.toolkit.sources:
             events += await source.on_reply_end(state, reply_id)
+        structured = state.reply is not None and state.reply.structured_schema is not None
         await close_reply(state, run.commit)
         await run.save()
+        if (
+            structured
+            and "structured_output" not in msg.metadata
+            and self.react_config.on_missing_structured_output == "raise"
+        ):
+            raise StructuredOutputError(
+                f"the model ended reply {reply_id!r} without calling `{STRUCTURED_TOOL}` "
+                "(also after a reminder); the reply is kept as text in the state and on "
+                "`error.msg`. Use a model that follows tool choice, or set "
+                '`ReActConfig(on_missing_structured_output="return_text")`',
+                msg=detached(msg),
+            )
         return [*events, ReplyEndEvent(reply_id=reply_id, msg=detached(msg))]
 
     async def observe(self, msgs: Msg | list[Msg]) -> None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from tether.context._compress import CompressionRequest, compress_context
 from tether.context._config import ContextConfig
 from tether.context._offloader import Offloader
-from tether.message import HintBlock, Msg, SystemMsg
+from tether.message import HintBlock, Msg, SystemMsg, TextBlock
 from tether.middleware import CompressCall, MiddlewareBase, SystemPromptCall, chain_awaitable
 
 if TYPE_CHECKING:
@@ -106,28 +106,29 @@ async def compress_with_hooks(
     return result
 
 
-_SYSTEM_MSGS: dict[str, SystemMsg] = {}
-
-
-def _system_msg(prompt: str) -> SystemMsg:
-    """The system message for `prompt`, reused while the prompt text stays the same."""
-    msg = _SYSTEM_MSGS.get(prompt)
-    if msg is None:
-        if len(_SYSTEM_MSGS) >= 256:
-            _SYSTEM_MSGS.clear()
-        msg = _SYSTEM_MSGS[prompt] = SystemMsg(name="system", content=prompt)
-    return msg
-
-
 def request_messages(state: AgentState, system_prompt: str, hint: str | None) -> list[Msg]:
-    """The system message, then the context; the reply in progress as a snapshot + `hint`."""
+    """The system message, then the context; the reply in progress as a snapshot + `hint`.
+
+    The reply in progress is left out while it has no block yet (the model would see an
+    empty assistant turn after the user's message).
+    """
     context = state.context
-    messages: list[Msg] = [_system_msg(system_prompt), *context]  # one pointer copy
+    system = SystemMsg(name="system", content=prompt_blocks(system_prompt))
+    messages: list[Msg] = [system, *context]  # one pointer copy
     if context:
         last = context[-1]
+        in_progress = state.reply is not None and last.id == state.reply.reply_id
         # The reply in progress keeps growing: the model gets a snapshot of it.
         content = list(last.content)
         if hint is not None:
             content.append(HintBlock(hint=hint))
-        messages[-1] = last.model_copy(update={"content": content})
+        if in_progress and not content:
+            messages.pop()
+        else:
+            messages[-1] = last.model_copy(update={"content": content})
     return messages
+
+
+def prompt_blocks(system_prompt: str) -> list[TextBlock]:
+    """The system prompt as the content of a system message."""
+    return [TextBlock(text=system_prompt)]

@@ -47,11 +47,12 @@ def store_result(
     state.note_blocks([kept])
     if call.name == STRUCTURED_TOOL and result.state is ToolResultState.SUCCESS:
         args = call_arguments(call) or {}
-        msg.metadata["structured_output"] = (
-            structured_model.model_validate(args).model_dump(mode="json")
-            if structured_model is not None
-            else args
-        )
+        if structured_model is not None:
+            answer = structured_model.model_validate(args)
+            msg._structured_output = answer
+            msg.metadata["structured_output"] = answer.model_dump(mode="json")
+        else:  # resumed in a process that was not given the model class
+            msg.metadata["structured_output"] = args
         state.reply.finished = True
 
 

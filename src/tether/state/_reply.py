@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel
@@ -21,8 +21,10 @@ from tether.message import (
 )
 from tether.message._inputs import validate_inputs
 from tether.state._commit import STRUCTURED_TOOL, UNKNOWN_OUTCOME
+from tether.state._load import check_loaded
 from tether.state._pause import ResumeEvent, apply_resume, is_paused, validate_resume
 from tether.state._state import AgentState, ReplyCursor
+from tether.tool import ToolBase
 from tether.tool._batch_run import Commit, interrupt_unfinished
 
 __all__ = [
@@ -48,6 +50,9 @@ class ReplyRun(Protocol):
     async def commit(self, call: ToolCallBlock, result: ToolResultBlock) -> None:
         """Put a call's result into the reply."""
 
+    async def tools(self) -> Mapping[str, ToolBase]:
+        """The reply's tools by name (to check what a resume event carries)."""
+
 
 async def begin_reply(
     run: ReplyRun,
@@ -61,8 +66,11 @@ async def begin_reply(
     state is written.
     """
     state = run.state
+    if inputs is None or isinstance(inputs, ResumeEvent):  # both need the reply's message
+        cursor = state.reply
+        check_loaded(cursor.reply_id if cursor else None, state.reply_msg() is not None)
     if isinstance(inputs, ResumeEvent):
-        validate_resume(state, inputs)
+        validate_resume(state, inputs, await run.tools())
         model = run.structured_model
         return await apply_resume(
             state, inputs, run.fit, on_rejection=on_rejection, structured_model=model

@@ -18,7 +18,7 @@ from pydantic import TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError
 
 from tether.app.storage._record import SessionKey
-from tether.errors import SessionCorruptedError, SessionInputError, StateVersionError
+from tether.errors import SessionCorruptedError, SessionInputError, StateError, StateVersionError
 from tether.message import Msg
 from tether.state import SCHEMA_VERSION, AgentState
 
@@ -143,7 +143,7 @@ def decode_state(key: SessionKey, where: str, head: bytes, bodies: list[bytes]) 
         return AgentState.model_validate(obj)
     except StateVersionError as exc:
         raise StateVersionError(f"session {key} at {where}: {exc}") from exc
-    except ValidationError as exc:
+    except (ValidationError, StateError) as exc:
         raise _corrupted(key, where, exc) from exc
 
 
