@@ -3,55 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from tether.context._compress import CompressionRequest, compress_context
 from tether.context._config import ContextConfig
-from tether.context._offloader import Offloader
 from tether.message import HintBlock, Msg, SystemMsg, TextBlock
-from tether.middleware import CompressCall, MiddlewareBase, SystemPromptCall, chain_awaitable
+from tether.middleware import CompressCall, SystemPromptCall, chain_awaitable
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
-
+    from tether.agent import Agent
     from tether.event import AgentEvent
-    from tether.model import ChatModelBase
     from tether.state import AgentState
-    from tether.tool import ToolkitView
 
-__all__ = ["AgentLike", "build_system_prompt", "compress_with_hooks", "request_messages"]
-
-
-class AgentLike(Protocol):
-    """What these helpers read from the agent (which the hook records also carry)."""
-
-    @property
-    def system_prompt(self) -> str:
-        """The agent's own system prompt."""
-
-    @property
-    def model(self) -> ChatModelBase:
-        """The model that writes summaries."""
-
-    @property
-    def offloader(self) -> Offloader | None:
-        """Where compressed messages are written out, if anywhere."""
-
-    @property
-    def middlewares(self) -> Sequence[MiddlewareBase]:
-        """The hooks, outermost first."""
-
-    async def toolkit_view(
-        self,
-        state: AgentState,
-        structured_model: type[BaseModel] | None,
-        *,
-        with_prompt: bool = True,
-    ) -> ToolkitView:
-        """The tools of one step (their schemas are part of every request)."""
+__all__ = ["build_system_prompt", "compress_with_hooks", "request_messages"]
 
 
-async def build_system_prompt(agent: AgentLike, state: AgentState, tools_prompt: str) -> str:
+async def build_system_prompt(agent: Agent, state: AgentState, tools_prompt: str) -> str:
     """The agent's prompt, the sources' blocks, the summary, then `on_system_prompt` hooks."""
     parts = [agent.system_prompt]
     if tools_prompt:
@@ -67,7 +34,7 @@ async def build_system_prompt(agent: AgentLike, state: AgentState, tools_prompt:
 
 
 async def compress_with_hooks(
-    agent: AgentLike,
+    agent: Agent,
     state: AgentState,
     system_prompt: str,
     *,

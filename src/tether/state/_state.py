@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -19,7 +19,12 @@ from tether.state._load import load_checked, parse_json
 from tether.state._migrate import SCHEMA_VERSION
 from tether.state._pending import PendingReply, pending_of
 
-__all__ = ["SCHEMA_VERSION", "AgentState", "ReplyCursor"]  # SCHEMA_VERSION: from _migrate
+__all__ = [
+    "SCHEMA_VERSION",
+    "AgentState",
+    "Checkpoint",
+    "ReplyCursor",
+]  # SCHEMA_VERSION: from _migrate
 
 
 class ReplyCursor(BaseModel):
@@ -163,3 +168,8 @@ class AgentState(BaseModel):
             if msg.id == self.reply.reply_id:
                 return msg
         return None
+
+
+Checkpoint = Callable[[AgentState], Awaitable[None]]
+"""Awaited by the loop at every save point with the state to save (e.g.
+`StorageBase.checkpoint(...)`); if it raises, the reply stops before its next side effect."""

@@ -6,7 +6,7 @@ event stream; `RecordingMiddleware` records the hooks and events of each reply.
 (it needs `pytest` and `pytest-asyncio`; import it only from tests).
 """
 
-from tether.model._scripted import ScriptedChatModel, ScriptedResponse
+from tether.model import ScriptedChatModel, ScriptedResponse
 from tether.testing._record import RecordingMiddleware, collect, event_types
 
 __all__ = [

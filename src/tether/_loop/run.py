@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
+from tether._loop.checkpoint import Snapshot, restore, snapshot
+from tether._loop.results import STRUCTURED_TOOL, store_result
 from tether.context import fit_tool_result
 from tether.message import ToolCallBlock, ToolResultBlock
 from tether.state import AgentState, Checkpoint, ReplyCursor
-from tether.state._checkpoint import Snapshot, restore, snapshot
-from tether.state._commit import STRUCTURED_TOOL, store_result
 from tether.tool import ToolBase
 
 if TYPE_CHECKING:

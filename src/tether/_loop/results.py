@@ -7,11 +7,10 @@ from dataclasses import replace
 from pydantic import BaseModel
 
 from tether._ids import new_id
-from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState
-from tether.message._copy import detached
+from tether._loop.batch import call_arguments
+from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState, detached
 from tether.model import ToolCallDelta
-from tether.state._state import AgentState
-from tether.tool._batch_run import call_arguments
+from tether.state import AgentState
 
 __all__ = ["STRUCTURED_TOOL", "UNKNOWN_OUTCOME", "CallIds", "store_result"]
 

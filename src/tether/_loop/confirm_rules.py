@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from tether._loop.batch import call_arguments
 from tether.errors import ResumeError
 from tether.event import ConfirmResult, UserConfirmResultEvent
 from tether.message import ToolCallBlock
 from tether.permission import PermissionRule
-from tether.state._state import AgentState
-from tether.tool._batch_run import call_arguments
+from tether.state import AgentState
 
 if TYPE_CHECKING:
     from tether.tool import ToolBase

@@ -6,15 +6,23 @@ from collections.abc import AsyncIterator
 from functools import partial
 from typing import Any
 
-from tether.agent._run import Run
+from tether._loop.batch import (
+    Finished,
+    Outcome,
+    call_arguments,
+    interrupt_unfinished,
+    open_batch,
+    run_batch,
+)
+from tether._loop.pause import undo_unannounced_waits
+from tether._loop.results import UNKNOWN_OUTCOME
+from tether._loop.run import Run
 from tether.event import AgentEvent, ToolResultEndEvent, ToolResultStartEvent
 from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState
 from tether.middleware import ActingCall, PermissionCall, chain_awaitable, chain_iterator
 from tether.middleware._chain import close_stream
 from tether.permission import PermissionBehavior, PermissionDecision, PermissionEngine
 from tether.permission._tool_check import check_tool_call
-from tether.state._commit import UNKNOWN_OUTCOME
-from tether.state._pause import undo_unannounced_waits
 from tether.tool import (
     ArgumentError,
     Emit,
@@ -24,7 +32,6 @@ from tether.tool import (
     error_result,
     run_tool,
 )
-from tether.tool._batch_run import call_arguments, interrupt_unfinished, open_batch, run_batch
 
 __all__ = ["act"]
 
@@ -73,14 +80,18 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
             for call, _, _ in to_run:
                 call.state = ToolCallState.RUNNING
             await run.save()  # the claim: a racing worker's save fails before its tool runs
-            running = run_batch(to_run, partial(_events, run), run.commit_and_save, run.commit)
+            running = run_batch(to_run, partial(_events, run))
             try:
-                async for event in running:
-                    yield event
+                async for item in running:
+                    if isinstance(item, Finished):
+                        await run.commit_and_save(item.call, item.result)
+                    else:
+                        yield item
             except BaseException:  # stopped: close the batch now (its lone call's too)
                 await close_stream(running)
-                await interrupt_unfinished([c for c, _, _ in to_run], run.commit)
                 raise
+            finally:
+                await interrupt_unfinished([c for c, _, _ in to_run], run.commit)
 
 
 async def _engine_decision(check: PermissionCall) -> PermissionDecision:
@@ -143,7 +154,12 @@ async def _recover(
 
 
 def _events(
-    run: Run, call: ToolCallBlock, tool: ToolBase, args: dict[str, Any] | None, emit: Emit | None
+    run: Run,
+    call: ToolCallBlock,
+    tool: ToolBase,
+    args: dict[str, Any] | None,
+    emit: Emit | None,
+    outcome: Outcome,
 ) -> AsyncIterator[AgentEvent]:
     context = ToolContext(
         tool_call_id=call.id,
@@ -162,11 +178,29 @@ def _events(
         acting,
         # A middleware may rewrite the input (parsed afresh), not the id or name the
         # result is recorded under.
-        lambda c: run_tool(
-            c.tool,
-            call if c.tool_call is call else call.model_copy(update={"input": c.tool_call.input}),
-            context,
-            args if c.tool_call is call else call_arguments(c.tool_call),
-            announce=run.observed,
+        lambda c: _recorded(
+            outcome,
+            run_tool(
+                c.tool,
+                call
+                if c.tool_call is call
+                else call.model_copy(update={"input": c.tool_call.input}),
+                context,
+                args if c.tool_call is call else call_arguments(c.tool_call),
+                announce=run.observed,
+            ),
         ),
     )
+
+
+async def _recorded(
+    outcome: Outcome, events: AsyncIterator[AgentEvent]
+) -> AsyncIterator[AgentEvent]:
+    """`run_tool`'s events, keeping its result (the last event) as the call's outcome."""
+    try:
+        async for event in events:
+            if isinstance(event, ToolResultEndEvent):
+                outcome.result = event.tool_result
+            yield event
+    finally:
+        await close_stream(events)

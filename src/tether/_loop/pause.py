@@ -8,6 +8,9 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from tether._loop.batch import parse_call
+from tether._loop.confirm_rules import check_confirm_rules
+from tether._loop.results import store_result
 from tether.errors import NothingToResumeError, ResumeError
 from tether.event import (
     AgentEvent,
@@ -26,14 +29,11 @@ from tether.message import (
     ToolCallState,
     ToolResultBlock,
     ToolResultState,
+    detached,
 )
-from tether.message._copy import detached
 from tether.permission._tool_check import remember_rules
-from tether.state._commit import store_result
-from tether.state._confirm_rules import check_confirm_rules
-from tether.state._state import AgentState
+from tether.state import AgentState
 from tether.tool import ArgumentError, ToolBase, error_result
-from tether.tool._batch_run import parse_call
 
 __all__ = [
     "ResumeEvent",
