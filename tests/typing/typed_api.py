@@ -12,6 +12,7 @@ from typing import Any, assert_type
 from pydantic import BaseModel
 
 from tether import Agent, AgentState, Msg, UserMsg
+from tether import tool as top_level_tool
 from tether.app.storage import SQLiteStorage
 from tether.event import AgentEvent, PauseEvent, pause_events_of
 from tether.message import ToolCallBlock
@@ -33,7 +34,14 @@ def sub(a: int, b: int) -> int:
     return a - b
 
 
+@top_level_tool
+def mul(a: int, b: int) -> int:
+    """Multiply (`from tether import tool` is the decorator too)."""
+    return a * b
+
+
 assert_type(add, FunctionTool)
+assert_type(mul, FunctionTool)
 assert_type(sub, FunctionTool)
 
 

@@ -14,7 +14,7 @@ from tether._loop.batch import (
     open_batch,
     run_batch,
 )
-from tether._loop.pause import undo_unannounced_waits
+from tether._loop.pause import UndoUnannouncedWaits
 from tether._loop.results import UNKNOWN_OUTCOME
 from tether._loop.run import Run
 from tether.event import AgentEvent, ToolResultEndEvent, ToolResultStartEvent
@@ -46,7 +46,7 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
         yield event
     to_run: list[tuple[ToolCallBlock, ToolBase, dict[str, Any] | None]] = []
     batch = open_batch(view, msg.tool_calls)
-    with undo_unannounced_waits([call for call, _ in batch]):
+    with UndoUnannouncedWaits([call for call, _ in batch]):
         for call, args in batch:
             tool = view.tools.get(call.name)
             pending = call.state is ToolCallState.PENDING  # not yet checked

@@ -41,7 +41,7 @@ __all__ = [
     "is_paused",
     "pause_events",
     "pause_msg",
-    "undo_unannounced_waits",
+    "UndoUnannouncedWaits",
     "validate_resume",
     "waiting_calls",
 ]
@@ -246,7 +246,7 @@ def _settled_calls(
     ]
 
 
-class undo_unannounced_waits:  # lower case: used as a context manager, like a function
+class UndoUnannouncedWaits:
     """If the block fails, calls it set waiting go back to how they were.
 
     An acting step marks calls ASKING or SUBMITTED as it checks them, but the pause is
