@@ -11,7 +11,8 @@ TetherError
 ├── InvalidInputError (ValueError)        `reply`/`observe` got input it can't accept
 ├── ResumeError (ValueError)              a resume event does not fit the paused reply
 │   └── NothingToResumeError              no reply is paused / nothing to continue
-├── StateVersionError (ValueError)        a saved state has an unknown schema version
+├── StateError (ValueError)               a state to load is damaged or inconsistent
+│   └── StateVersionError                 a saved state has an unknown schema version
 ├── ModelError                            the model call failed
 │   ├── ModelRetryableError               transient: rate limit, 5xx, timeout, dropped
 │   │   └── RateLimitError                429, with `retry_after`
@@ -21,6 +22,7 @@ TetherError
 │   ├── StreamInterruptedError            a stream broke after output started
 │   └── ScriptExhaustedError (AssertionError)  ScriptedChatModel ran out of responses
 ├── ContextTooLargeError (RuntimeError)   the system prompt alone passes the threshold
+├── StructuredOutputError                 the model never gave the structured answer
 ├── ToolError                             a tool definition is unusable
 │   └── DuplicateToolError (ValueError)   two tools share a name in one toolkit
 ├── PermissionRuleError (ValueError)      a permission rule can't be parsed
@@ -69,6 +71,8 @@ __all__ = [
     "SessionInputError",
     "SessionNotFoundError",
     "SkillError",
+    "StateError",
+    "StructuredOutputError",
     "StateVersionError",
     "StorageError",
     "StorageUnavailableError",
@@ -119,7 +123,11 @@ class NothingToResumeError(ResumeError):
     """There is no paused reply to resume or continue."""
 
 
-class StateVersionError(TetherError, ValueError):
+class StateError(TetherError, ValueError):
+    """An `AgentState` to load is damaged, nested too deeply, or inconsistent."""
+
+
+class StateVersionError(StateError):
     """A saved `AgentState` has a schema version this tether cannot load."""
 
 
@@ -232,3 +240,15 @@ class ScriptFileError(ConfigError):
 
 class ChatConfigError(ConfigError):
     """`tether chat` got a flag, config file or `.mcp.json` it cannot use (names which)."""
+
+
+class StructuredOutputError(TetherError):
+    """A reply asked for a `structured_schema` ended without the structured answer.
+
+    `msg` is the reply as it ended (its text); the state holds it too. Set
+    `ReActConfig(on_missing_structured_output="return_text")` to get it returned instead.
+    """
+
+    def __init__(self, message: str, msg: object = None) -> None:
+        super().__init__(message)
+        self.msg = msg

@@ -4,7 +4,7 @@ import json
 from collections.abc import AsyncIterator
 
 from tether.agent import Agent
-from tether.event import EventType
+from tether.event import EventType, fold_event
 from tether.message import AssistantMsg, TextBlock, ThinkingBlock, ToolCallBlock, UserMsg
 from tether.model import (
     ChatModelBase,
@@ -75,7 +75,7 @@ def test_event_order_and_that_events_fold_into_the_same_blocks() -> None:
     assert all(e.reply_id == "r1" for e in events)
     msg = AssistantMsg("a", [])
     for event in events:
-        msg.append_event(event)
+        fold_event(msg, event)
     assert msg.content == assembler.blocks
 
 

@@ -13,6 +13,7 @@ from tether.event import (
     ToolResultEndEvent,
     UserConfirmResultEvent,
     event_adapter,
+    fold_event,
 )
 from tether.message import (
     AssistantMsg,
@@ -100,7 +101,7 @@ async def test_events_of_a_paused_and_resumed_reply_round_trip_and_fold_into_it(
     for event in events:
         again = event_adapter.validate_json(event_adapter.dump_json(event))
         assert again == event and type(again) is type(event)
-        folded.append_event(again)
+        fold_event(folded, again)
     final = events[-1]
     assert isinstance(final, ReplyEndEvent)
     assert folded.model_dump(exclude={"created_at"}) == final.msg.model_dump(exclude={"created_at"})

@@ -9,7 +9,7 @@ import pytest
 from dirty_equals import IsStr
 
 from tether.agent import Agent, ReActConfig
-from tether.event import EventType, ToolResultEndEvent
+from tether.event import EventType, ToolResultEndEvent, fold_event
 from tether.message import AssistantMsg, Msg, TextBlock, ThinkingBlock, ToolResultState, UserMsg
 from tether.model import ScriptedChatModel
 from tether.tool import Toolkit, tool
@@ -341,7 +341,7 @@ async def test_append_event_rebuilds_the_reply() -> None:
     events = await run(agent)
     folded = Msg(name="bot", role="assistant", content=[])
     for event in events:
-        folded.append_event(event)
+        fold_event(folded, event)
     final = events[-1].msg
     assert folded.id == final.id
     assert [

@@ -6,7 +6,7 @@ import pytest
 from pydantic import BaseModel
 
 from tether.agent import Agent, ModelConfig, ReActConfig
-from tether.errors import ModelAuthenticationError, StreamInterruptedError
+from tether.errors import ModelAuthenticationError, StreamInterruptedError, StructuredOutputError
 from tether.event import ConfirmResult, UserConfirmResultEvent
 from tether.message import AssistantMsg, ToolCallState, UserMsg
 from tether.model import ScriptedChatModel, TextDelta
@@ -71,17 +71,32 @@ async def test_structured_output_is_still_possible_at_the_iteration_limit() -> N
     model.assert_complete()
 
 
-async def test_structured_output_with_a_model_that_never_calls_the_tool_ends() -> None:
+async def test_structured_output_with_a_model_that_never_calls_the_tool_raises() -> None:
     class Answer(BaseModel):
         city: str
 
     model = ScriptedChatModel([AssistantMsg("a", "Oslo"), AssistantMsg("a", "Oslo, I said")])
     agent = Agent(name="bot", system_prompt="p", model=model)
+    with pytest.raises(StructuredOutputError, match="generate_response") as caught:
+        await agent.reply(UserMsg("user", "x"), structured_schema=Answer)
+    assert caught.value.msg.get_text_content() == "Oslo\nOslo, I said"
+    assert agent.state.reply is None  # the reply is closed, its text kept
+    assert agent.state.context[-1].get_text_content() == "Oslo\nOslo, I said"
+    model.assert_complete()
+
+
+async def test_structured_output_missing_can_return_the_text_instead() -> None:
+    class Answer(BaseModel):
+        city: str
+
+    model = ScriptedChatModel([AssistantMsg("a", "Oslo"), AssistantMsg("a", "Oslo, I said")])
+    config = ReActConfig(on_missing_structured_output="return_text")
+    agent = Agent(name="bot", system_prompt="p", model=model, react_config=config)
     msg = await agent.reply(UserMsg("user", "x"), structured_schema=Answer)
     assert (
         "structured_output" not in msg.metadata and msg.get_text_content() == "Oslo\nOslo, I said"
     )
-    assert agent.state.reply is None
+    assert msg.structured_output is None and agent.state.reply is None
     model.assert_complete()
 
 

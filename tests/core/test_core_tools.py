@@ -216,7 +216,8 @@ async def test_structured_output() -> None:
 
 async def test_scripted_model_takes_callables() -> None:
     def answer(request):
-        return AssistantMsg("a", f"you said {request.messages[-2].get_text_content()}")
+        # The last message is the user's: the reply in progress has no block yet.
+        return AssistantMsg("a", f"you said {request.messages[-1].get_text_content()}")
 
     async def later(request):
         return AssistantMsg("a", f"{len(request.messages)} messages")
@@ -224,7 +225,7 @@ async def test_scripted_model_takes_callables() -> None:
     model = ScriptedChatModel([answer, later])
     agent = Agent(name="bot", system_prompt="p", model=model)
     assert (await agent.reply(UserMsg("user", "hello"))).get_text_content() == "you said hello"
-    assert (await agent.reply(UserMsg("user", "again"))).get_text_content() == "5 messages"
+    assert (await agent.reply(UserMsg("user", "again"))).get_text_content() == "4 messages"
 
 
 async def test_a_lone_tools_events_stream_while_it_runs() -> None:

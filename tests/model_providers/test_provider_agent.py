@@ -159,7 +159,7 @@ FORCED = {  # how each provider's second request asked for the structured-output
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 async def test_structured_output_on_every_provider(server: ReplayServer, provider: str) -> None:
-    from tether.agent._run import STRUCTURED_TOOL
+    from tether._loop.run import STRUCTURED_TOOL
 
     kwargs = {"thinking": True} if provider in ("anthropic", "dashscope") else {}
     server.add(

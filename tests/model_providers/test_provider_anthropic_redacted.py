@@ -6,7 +6,7 @@ from provider_replay import ReplayServer
 from provider_wire import make_model, stream_reply
 
 from tether.agent import Agent
-from tether.event import EventType
+from tether.event import EventType, fold_event
 from tether.message import AssistantMsg, ThinkingBlock, ToolCallBlock, UserMsg
 from tether.model import ChatRequest, StreamAssembler
 from tether.model.providers._gemini_format import format_gemini
@@ -54,7 +54,7 @@ async def test_a_redacted_block_streams_into_its_own_thinking_block(server: Repl
     assert [(e.redacted, e.signature) for e in ends] == [(False, "sig-1"), (True, SECRET)]
     folded = AssistantMsg("a", [])
     for event in events:
-        folded.append_event(event)
+        fold_event(folded, event)
     assert folded.content == assembler.blocks
 
 

@@ -1,4 +1,4 @@
-"""`Agent`: configuration plus the loop that drives an `AgentState`."""
+"""`Agent`: configuration, and the public entry points into the loop (`tether._loop`)."""
 
 from __future__ import annotations
 
@@ -8,37 +8,28 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from tether.agent._acting import act
-from tether.agent._actions import Finish, Pause, Reason, next_action
+from tether._loop.drive import run_reply, stream_reply
+from tether._loop.pause import ResumeEvent
+from tether._loop.reasoning import compress_now
+from tether._loop.reply import observe_messages
+from tether._loop.structured import reply_view
 from tether.agent._config import ModelConfig, ReActConfig
-from tether.agent._reasoning import reason
-from tether.agent._run import STRUCTURED_TOOL, Run
 from tether.context import ContextConfig, Offloader
-from tether.context._step import build_system_prompt, compress_with_hooks
-from tether.event import (
-    AgentEvent,
-    ReplyEndEvent,
-    RequireExternalExecutionEvent,
-    RequireUserConfirmEvent,
-)
+from tether.event import AgentEvent
 from tether.message import Msg
-from tether.message._copy import detached
-from tether.message._inputs import validate_inputs
-from tether.middleware import MiddlewareBase, ReplyCall, chain_iterator
-from tether.middleware._chain import close_stream, contract_error, overrides_any
+from tether.middleware import MiddlewareBase
 from tether.model import ChatModelBase
 from tether.state import AgentState, Checkpoint
-from tether.state._pause import ResumeEvent, pause_events, pause_msg
-from tether.state._reply import begin_reply, close_reply, close_unfinished
 from tether.tool import Toolkit, ToolkitView
 
 __all__ = ["Agent"]
 
 
 @cache
-def _defaults() -> tuple[ReActConfig, ModelConfig, ContextConfig, Toolkit]:
-    # Built on first use (not at import): the configs are frozen, the toolkit is empty.
-    return ReActConfig(), ModelConfig(), ContextConfig(), Toolkit()
+def _defaults() -> tuple[ReActConfig, ModelConfig, ContextConfig]:
+    # Built on first use (not at import); frozen, so agents may share them. A toolkit is
+    # mutable (`register`): each agent gets its own.
+    return ReActConfig(), ModelConfig(), ContextConfig()
 
 
 class Agent:
@@ -64,11 +55,11 @@ class Agent:
         context_config: ContextConfig | None = None,
         react_config: ReActConfig | None = None,
     ) -> None:
-        react, model_defaults, context, empty_toolkit = _defaults()
+        react, model_defaults, context = _defaults()
         self.name = name
         self.system_prompt = system_prompt
         self.model = model
-        self.toolkit = toolkit if toolkit is not None else empty_toolkit
+        self.toolkit = toolkit if toolkit is not None else Toolkit()
         self.state = state if state is not None else AgentState()
         self.offloader = offloader
         self.middlewares: tuple[MiddlewareBase, ...] = tuple(middlewares or ())
@@ -94,22 +85,7 @@ class Agent:
         reply stops before its next side effect, the exception propagates, and the state
         is left as it was at the last checkpoint that succeeded.
         """
-        pauses: list[AgentEvent] = []
-        final: Msg | None = None
-        # Events only observers need are built only when a middleware watches the stream.
-        watched = overrides_any(self.middlewares, ("on_reply", "on_reasoning", "on_acting"))
-        # Drain the whole stream: middleware may still act after REPLY_END.
-        stream = self._stream(inputs, structured_schema, checkpoint, observed=watched)
-        async for event in stream:
-            if isinstance(event, ReplyEndEvent):
-                final = event.msg
-            elif isinstance(event, RequireUserConfirmEvent | RequireExternalExecutionEvent):
-                pauses.append(event)
-        if final is not None:
-            return final
-        if not pauses:
-            raise contract_error(self.middlewares, "on_reply")
-        return pause_msg(self.state, pauses)
+        return await run_reply(self, inputs, structured_schema, checkpoint)
 
     def reply_stream(
         self,
@@ -123,7 +99,7 @@ class Agent:
         Stop early by closing it (`contextlib.aclosing`): tools stop, the state settles.
         `checkpoint` is awaited at every save point, as in `reply`.
         """
-        return self._stream(inputs, structured_schema, checkpoint, observed=True)
+        return stream_reply(self, inputs, structured_schema, checkpoint, observed=True)
 
     def _stream(
         self,
@@ -133,65 +109,11 @@ class Agent:
         *,
         observed: bool,
     ) -> AsyncIterator[AgentEvent]:
-        run = Run(
-            agent=self,
-            state=self.state,
-            structured_model=structured_schema,
-            observed=observed,
-            checkpoint=checkpoint,
-        )
-        call = ReplyCall(agent=self, state=run.state, inputs=inputs)
-        stream = chain_iterator(
-            self.middlewares, "on_reply", call, lambda c: self._drive(run, c.inputs)
-        )
-        return stream if checkpoint is None else _rolled_back_on_failure(run, stream)
-
-    async def _drive(self, run: Run, inputs: Any) -> AsyncIterator[AgentEvent]:
-        run.start()
-        started = await begin_reply(run, inputs, self.name, self.react_config.on_rejection)
-        await run.save()
-        for event in started:
-            yield event
-        while True:
-            action = next_action(run.state, self.react_config)
-            if isinstance(action, Pause):
-                await run.save()
-                for event in pause_events(run.reply_id, action.asking, action.submitted):
-                    yield event
-                return
-            if isinstance(action, Finish):
-                for event in await self._finish(run):
-                    yield event
-                return
-            steps = run.cursor.iteration
-            step = reason(run, action) if isinstance(action, Reason) else act(run)
-            try:
-                async for event in step:
-                    yield event
-            except BaseException:  # stopped: close the step now, so nothing settles later
-                await close_stream(step)
-                raise
-            if isinstance(action, Reason) and run.cursor.iteration == steps:
-                raise contract_error(self.middlewares, "on_reasoning")
-
-    async def _finish(self, run: Run) -> list[AgentEvent]:
-        """Close the reply; its events are announced once it is closed."""
-        state, reply_id = run.state, run.reply_id
-        msg = state.reply_msg()
-        assert msg is not None
-        events: list[AgentEvent] = []
-        for source in self.toolkit.sources:
-            events += await source.on_reply_end(state, reply_id)
-        await close_reply(state, run.commit)
-        await run.save()
-        return [*events, ReplyEndEvent(reply_id=reply_id, msg=detached(msg))]
+        return stream_reply(self, inputs, structured_schema, checkpoint, observed=observed)
 
     async def observe(self, msgs: Msg | list[Msg]) -> None:
         """Add messages to the context without reasoning (closing a reply left unfinished)."""
-        checked, run = validate_inputs(msgs), Run(agent=self, state=self.state)
-        await close_unfinished(run.state, run.commit, doing="observing messages")
-        for msg in checked:
-            run.state.add_message(msg)
+        await observe_messages(self, msgs)
 
     async def compress_context(
         self, context_config: ContextConfig | None = None
@@ -201,12 +123,7 @@ class Agent:
         Raises `ContextTooLargeError` (a `RuntimeError`) when the system prompt alone
         passes the threshold.
         """
-        view = await self.toolkit_view(self.state, None)
-        prompt = await build_system_prompt(self, self.state, view.prompt)
-        config = context_config or self.context_config
-        return await compress_with_hooks(
-            self, self.state, prompt, force=True, config=config, tools=view.schemas
-        )
+        return await compress_now(self, context_config or self.context_config)
 
     async def toolkit_view(
         self,
@@ -216,30 +133,7 @@ class Agent:
         with_prompt: bool = True,
     ) -> ToolkitView:
         """The tools of one step, plus the per-reply structured-output tool if asked for."""
-        view = await self.toolkit.view(state, with_prompt=with_prompt)
-        schema = state.reply.structured_schema if state.reply is not None else None
-        if schema is None:
-            return view
-        from tether.tool._structured_view import with_structured_tool  # structured replies only
-
-        return with_structured_tool(view, STRUCTURED_TOOL, structured_model, schema)
+        return await reply_view(self.toolkit, state, structured_model, with_prompt=with_prompt)
 
     def __repr__(self) -> str:
         return f"<Agent {self.name!r} model={self.model.model_name!r}>"
-
-
-async def _rolled_back_on_failure(
-    run: Run, stream: AsyncIterator[AgentEvent]
-) -> AsyncIterator[AgentEvent]:
-    """Pass `stream` on; once it ends because a checkpoint failed, roll the state back.
-
-    Outside the middleware chain, so whatever settled the state on the way out (results
-    marked interrupted, hooks) is undone too: the state is the last one saved.
-    """
-    try:
-        async for event in stream:
-            yield event
-    except BaseException:
-        await close_stream(stream)
-        run.roll_back()
-        raise

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tether.errors import ConfigError
 from tether.model import ChatModelBase, RetryPolicy
 
 __all__ = ["ModelConfig", "ReActConfig"]
@@ -21,23 +23,42 @@ class ReActConfig(BaseModel):
     on_rejection: Literal["continue", "end_reply"] = "continue"
     """When the user rejects a call: let the model continue (it sees a denied result), or
     end the reply right there."""
+    on_missing_structured_output: Literal["raise", "return_text"] = "raise"
+    """When a reply asked for a `structured_schema` ends without the structured answer
+    (after one reminder step): raise `StructuredOutputError`, or return the text reply."""
 
 
-class ModelConfig(BaseModel):
-    """Retries with exponential backoff, then an optional fallback model."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelConfig:
+    """Retries with exponential backoff, then an optional fallback model.
 
-    model_config = ConfigDict(
-        defer_build=True, extra="forbid", frozen=True, arbitrary_types_allowed=True
-    )
+    A plain frozen dataclass, not a pydantic model: so it has no pydantic `model_config`
+    beside the agent's `model_config` (which is one of these), and holds a live model.
+    """
 
-    max_retries: int = Field(default=3, ge=0)
+    max_retries: int = 3
     """Retries of a transient failure (rate limit, 5xx, timeout) per model."""
     fallback_model: ChatModelBase | None = None
     """The model to use once the main model's retries run out."""
-    initial_retry_delay: float = Field(default=1.0, ge=0)
+    initial_retry_delay: float = 1.0
     """Seconds before the first retry; doubled on every further one."""
-    max_retry_delay: float = Field(default=30.0, ge=0)
+    max_retry_delay: float = 30.0
     """The longest wait between two attempts (a provider's Retry-After may be longer)."""
+
+    def __post_init__(self) -> None:
+        for name in ("max_retries", "initial_retry_delay", "max_retry_delay"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+                raise ConfigError(f"ModelConfig({name}=...) must be a number >= 0, got {value!r}")
+        if not isinstance(self.max_retries, int):
+            raise ConfigError(
+                f"ModelConfig(max_retries=...) must be a whole number, got {self.max_retries!r}"
+            )
+        if self.fallback_model is not None and not isinstance(self.fallback_model, ChatModelBase):
+            raise ConfigError(
+                "ModelConfig(fallback_model=...) must be a ChatModelBase such as "
+                f"`ScriptedChatModel([...])`, got {type(self.fallback_model).__name__}"
+            )
 
     def policy(self) -> RetryPolicy:
         """The retry policy these settings describe."""

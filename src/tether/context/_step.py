@@ -3,55 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from tether.context._compress import CompressionRequest, compress_context
 from tether.context._config import ContextConfig
-from tether.context._offloader import Offloader
-from tether.message import HintBlock, Msg, SystemMsg
-from tether.middleware import CompressCall, MiddlewareBase, SystemPromptCall, chain_awaitable
+from tether.message import HintBlock, Msg, SystemMsg, TextBlock
+from tether.middleware import CompressCall, SystemPromptCall, chain_awaitable
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
-
+    from tether.agent import Agent
     from tether.event import AgentEvent
-    from tether.model import ChatModelBase
     from tether.state import AgentState
-    from tether.tool import ToolkitView
 
-__all__ = ["AgentLike", "build_system_prompt", "compress_with_hooks", "request_messages"]
-
-
-class AgentLike(Protocol):
-    """What these helpers read from the agent (which the hook records also carry)."""
-
-    @property
-    def system_prompt(self) -> str:
-        """The agent's own system prompt."""
-
-    @property
-    def model(self) -> ChatModelBase:
-        """The model that writes summaries."""
-
-    @property
-    def offloader(self) -> Offloader | None:
-        """Where compressed messages are written out, if anywhere."""
-
-    @property
-    def middlewares(self) -> Sequence[MiddlewareBase]:
-        """The hooks, outermost first."""
-
-    async def toolkit_view(
-        self,
-        state: AgentState,
-        structured_model: type[BaseModel] | None,
-        *,
-        with_prompt: bool = True,
-    ) -> ToolkitView:
-        """The tools of one step (their schemas are part of every request)."""
+__all__ = ["build_system_prompt", "compress_with_hooks", "request_messages"]
 
 
-async def build_system_prompt(agent: AgentLike, state: AgentState, tools_prompt: str) -> str:
+async def build_system_prompt(agent: Agent, state: AgentState, tools_prompt: str) -> str:
     """The agent's prompt, the sources' blocks, the summary, then `on_system_prompt` hooks."""
     parts = [agent.system_prompt]
     if tools_prompt:
@@ -67,7 +34,7 @@ async def build_system_prompt(agent: AgentLike, state: AgentState, tools_prompt:
 
 
 async def compress_with_hooks(
-    agent: AgentLike,
+    agent: Agent,
     state: AgentState,
     system_prompt: str,
     *,
@@ -106,28 +73,29 @@ async def compress_with_hooks(
     return result
 
 
-_SYSTEM_MSGS: dict[str, SystemMsg] = {}
-
-
-def _system_msg(prompt: str) -> SystemMsg:
-    """The system message for `prompt`, reused while the prompt text stays the same."""
-    msg = _SYSTEM_MSGS.get(prompt)
-    if msg is None:
-        if len(_SYSTEM_MSGS) >= 256:
-            _SYSTEM_MSGS.clear()
-        msg = _SYSTEM_MSGS[prompt] = SystemMsg(name="system", content=prompt)
-    return msg
-
-
 def request_messages(state: AgentState, system_prompt: str, hint: str | None) -> list[Msg]:
-    """The system message, then the context; the reply in progress as a snapshot + `hint`."""
+    """The system message, then the context; the reply in progress as a snapshot + `hint`.
+
+    The reply in progress is left out while it has no block yet (the model would see an
+    empty assistant turn after the user's message).
+    """
     context = state.context
-    messages: list[Msg] = [_system_msg(system_prompt), *context]  # one pointer copy
+    system = SystemMsg(name="system", content=prompt_blocks(system_prompt))
+    messages: list[Msg] = [system, *context]  # one pointer copy
     if context:
         last = context[-1]
+        in_progress = state.reply is not None and last.id == state.reply.reply_id
         # The reply in progress keeps growing: the model gets a snapshot of it.
         content = list(last.content)
         if hint is not None:
             content.append(HintBlock(hint=hint))
-        messages[-1] = last.model_copy(update={"content": content})
+        if in_progress and not content:
+            messages.pop()
+        else:
+            messages[-1] = last.model_copy(update={"content": content})
     return messages
+
+
+def prompt_blocks(system_prompt: str) -> list[TextBlock]:
+    """The system prompt as the content of a system message."""
+    return [TextBlock(text=system_prompt)]

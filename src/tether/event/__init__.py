@@ -34,6 +34,8 @@ from tether.event._events import (
     UserInterruptEvent,
     event_adapter,
 )
+from tether.event._fold import fold_event, fold_events
+from tether.event._pauses import PauseEvent, pause_events_of
 
 __all__ = [
     "AgentEvent",
@@ -47,6 +49,7 @@ __all__ = [
     "ModelCallEndEvent",
     "ModelCallStartEvent",
     "ModelRetryEvent",
+    "PauseEvent",
     "PluginActivatedEvent",
     "PluginSleptEvent",
     "ReplyEndEvent",
@@ -68,4 +71,7 @@ __all__ = [
     "UserConfirmResultEvent",
     "UserInterruptEvent",
     "event_adapter",
+    "fold_event",
+    "fold_events",
+    "pause_events_of",
 ]

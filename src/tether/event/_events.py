@@ -21,17 +21,18 @@ REQUIRE_USER_CONFIRM and/or REQUIRE_EXTERNAL_EXECUTION and no REPLY_END; the str
 that resumes it starts without REPLY_START, with a TOOL_CALL_END for each call whose
 input the user edited and a TOOL_RESULT_END for each call the resume event settled
 (rejected, externally executed or interrupted), and ends with REPLY_END. Folding every
-event of a reply into a `Msg` (`Msg.append_event`) gives the final message, except that
+event of a reply into a `Msg` (`fold_event`) gives the final message, except that
 a TOOL_RESULT_END carries a result's full output where the context keeps a cut copy.
 Events are copies: changing one changes nothing the agent stores.
 """
 
 from __future__ import annotations
 
+import json
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 from tether._ids import new_id, now_iso
 from tether.message import ChatUsage, Msg, ToolCallBlock, ToolResultBlock, ToolResultState
@@ -284,6 +285,16 @@ class ConfirmResult(BaseModel):
     """The call, possibly with edited `input`."""
     rules: list[PermissionRule] = Field(default_factory=list)
     """Rules to remember, so matching calls run without asking from now on."""
+
+    @model_validator(mode="after")
+    def _encode_edited_input(self) -> ConfirmResult:
+        # `tool_call.model_copy(update={"input": {...}})` skips the block's own encoding.
+        edited: Any = self.tool_call.input
+        if isinstance(edited, dict):
+            self.tool_call = self.tool_call.model_copy(
+                update={"input": json.dumps(edited, ensure_ascii=False)}
+            )
+        return self
 
 
 class UserConfirmResultEvent(EventBase):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from tether.event._events import (
     AgentEvent,
     ModelCallEndEvent,
@@ -30,7 +32,18 @@ from tether.message import (
     ToolResultState,
 )
 
-__all__ = ["fold_event"]
+__all__ = ["fold_event", "fold_events"]
+
+
+def fold_events(events: Iterable[AgentEvent], msg: Msg | None = None) -> Msg:
+    """Fold a reply's events into `msg` (default: a new empty assistant message); return it.
+
+    Folding every event of a reply gives the final message the agent built.
+    """
+    folded = msg if msg is not None else Msg(name="agent", role="assistant")
+    for event in events:
+        fold_event(folded, event)
+    return folded
 
 
 def _find(msg: Msg, block_id: str, kind: type[object]) -> int:
@@ -49,7 +62,7 @@ def _set_call_states(msg: Msg, calls: list[ToolCallBlock], state: ToolCallState)
 
 
 def fold_event(msg: Msg, event: AgentEvent) -> None:  # noqa: C901  # one branch per event type
-    """Apply one event to `msg` (see `Msg.append_event`)."""
+    """Apply one streamed event to `msg`, as the agent built its reply."""
     match event:
         case TextBlockStartEvent():
             msg.content.append(TextBlock(id=event.block_id, text=""))

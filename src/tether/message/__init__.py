@@ -13,6 +13,7 @@ from tether.message._blocks import (
     ToolResultState,
     URLSource,
 )
+from tether.message._copy import detached
 from tether.message._msg import AssistantMsg, Msg, Role, SystemMsg, UserMsg
 from tether.message._usage import ChatUsage
 
@@ -34,4 +35,5 @@ __all__ = [
     "ToolResultState",
     "URLSource",
     "UserMsg",
+    "detached",
 ]

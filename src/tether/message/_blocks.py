@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tether._ids import new_id
 from tether.permission import PermissionRule
@@ -136,13 +137,19 @@ class ToolCallBlock(BaseModel):
     name: str
     """The tool's name."""
     input: str = "{}"
-    """The arguments, JSON-encoded."""
+    """The arguments, JSON-encoded (a dict given here is encoded)."""
     state: ToolCallState = ToolCallState.PENDING
     """Where the call is in its life."""
     suggested_rules: list[PermissionRule] = Field(default_factory=list)
     """Rules the user may accept so that similar calls run without asking."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     """Provider data to send back with the call (e.g. a Gemini thought signature)."""
+
+    @field_validator("input", mode="before")
+    @classmethod
+    def _encode_dict(cls, value: Any) -> Any:
+        # An edited confirmation is naturally written as a dict: accept it as such.
+        return json.dumps(value, ensure_ascii=False) if isinstance(value, dict) else value
 
 
 class ToolResultBlock(BaseModel):

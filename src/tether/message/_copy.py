@@ -43,7 +43,8 @@ def detached(model: M) -> M:
     _set(new, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))
     extra, private = model.__pydantic_extra__, model.__pydantic_private__
     _set(new, "__pydantic_extra__", None if extra is None else copy.deepcopy(extra))
-    _set(new, "__pydantic_private__", None if private is None else copy.deepcopy(private))
+    # Private attributes hold loop-made values (a validated structured answer): shared.
+    _set(new, "__pydantic_private__", None if private is None else dict(private))
     return new
 
 

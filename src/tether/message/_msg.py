@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from tether._ids import new_id, now_iso
 from tether.message._blocks import (
@@ -15,9 +15,6 @@ from tether.message._blocks import (
     ToolResultBlock,
 )
 from tether.message._usage import ChatUsage
-
-if TYPE_CHECKING:
-    from tether.event import AgentEvent
 
 __all__ = ["AssistantMsg", "Msg", "Role", "SystemMsg", "UserMsg"]
 
@@ -48,6 +45,24 @@ class Msg(BaseModel):
     """Tokens the model spent producing this message, if it was produced by one."""
     created_at: str = Field(default_factory=now_iso)
     """ISO 8601 creation time."""
+
+    _structured_output: BaseModel | None = PrivateAttr(default=None)
+
+    @property
+    def structured_output(self) -> BaseModel | None:
+        """The validated structured answer (an instance of the `structured_schema` class).
+
+        Set on the reply that gave one; `metadata["structured_output"]` holds its JSON.
+        Not kept through JSON: a loaded message has only the metadata.
+        """
+        return self._structured_output
+
+    @model_validator(mode="after")
+    def _as_role_class(self) -> Msg:
+        # A `UserMsg` saved as JSON comes back a `UserMsg` (the role classes add no field).
+        if type(self) is Msg:
+            self.__class__ = _ROLE_CLASSES[self.role]
+        return self
 
     @field_validator("content", mode="before")
     @classmethod
@@ -121,12 +136,6 @@ class Msg(BaseModel):
             i += 1
         content.insert(i, result)
 
-    def append_event(self, event: AgentEvent) -> None:
-        """Fold one streamed event into this message, as the agent built it."""
-        from tether.event._fold import fold_event  # event sits above message
-
-        fold_event(self, event)
-
 
 def _role_init(role: Role):  # type: ignore[no-untyped-def]  # returns an __init__
     def __init__(self: Msg, name: str, content: str | list[Any] = "", **kwargs: Any) -> None:
@@ -152,3 +161,10 @@ class SystemMsg(Msg):
     """A message in the system role: `SystemMsg(name, content)`."""
 
     __init__ = _role_init("system")
+
+
+_ROLE_CLASSES: dict[str, type[Msg]] = {
+    "user": UserMsg,
+    "assistant": AssistantMsg,
+    "system": SystemMsg,
+}

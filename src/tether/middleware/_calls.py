@@ -1,16 +1,28 @@
 """What each middleware hook receives: one frozen record per hook.
 
 A hook rewrites its input by passing `dataclasses.replace(call, field=...)` on to
-`call_next`. Fields typed `Any` hold objects of higher layers (the agent, its state,
-a `ChatRequest`, a tool) that this ground-level package must not import.
+`call_next`. The agent, its state, the request and the tool belong to higher layers:
+they are imported for type checking only, so the records carry their real types.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.message import Msg, ToolCallBlock
+
+if TYPE_CHECKING:
+    from tether.agent import Agent
+    from tether.context import ContextConfig
+    from tether.event import (
+        ExternalExecutionResultEvent,
+        UserConfirmResultEvent,
+        UserInterruptEvent,
+    )
+    from tether.model import ChatModelBase, ChatRequest
+    from tether.state import AgentState
+    from tether.tool import ToolBase
 
 __all__ = [
     "ActingCall",
@@ -27,11 +39,18 @@ __all__ = [
 class ReplyCall:
     """One `reply`/`reply_stream` call."""
 
-    agent: Any
+    agent: Agent
     """The `Agent`."""
-    state: Any
+    state: AgentState
     """The session's `AgentState`."""
-    inputs: Msg | list[Msg] | Any | None
+    inputs: (
+        Msg
+        | list[Msg]
+        | UserConfirmResultEvent
+        | ExternalExecutionResultEvent
+        | UserInterruptEvent
+        | None
+    )
     """What the caller passed: messages, a resume event, or None."""
 
 
@@ -39,8 +58,8 @@ class ReplyCall:
 class ReasoningCall:
     """One reasoning step (prompt building and one model call)."""
 
-    agent: Any
-    state: Any
+    agent: Agent
+    state: AgentState
     reply_id: str
     iteration: int
     """The step's number within the reply, from 1."""
@@ -50,12 +69,12 @@ class ReasoningCall:
 class ModelCall:
     """One model call; rewrite `request` to change what the model sees."""
 
-    agent: Any
-    state: Any
+    agent: Agent
+    state: AgentState
     reply_id: str
-    model: Any
+    model: ChatModelBase
     """The `ChatModelBase` called first."""
-    request: Any
+    request: ChatRequest
     """The `ChatRequest`."""
 
 
@@ -63,12 +82,12 @@ class ModelCall:
 class ActingCall:
     """One allowed tool call about to run."""
 
-    agent: Any
-    state: Any
+    agent: Agent
+    state: AgentState
     reply_id: str
     tool_call: ToolCallBlock
     """The call (its `input` is the JSON the tool will get)."""
-    tool: Any
+    tool: ToolBase
     """The `ToolBase` that will run it."""
 
 
@@ -76,11 +95,11 @@ class ActingCall:
 class PermissionCall:
     """One permission check."""
 
-    agent: Any
-    state: Any
+    agent: Agent
+    state: AgentState
     reply_id: str
     tool_call: ToolCallBlock
-    tool: Any
+    tool: ToolBase
     tool_input: dict[str, Any]
     """The parsed arguments."""
 
@@ -89,10 +108,10 @@ class PermissionCall:
 class CompressCall:
     """One context compression."""
 
-    agent: Any
-    state: Any
+    agent: Agent
+    state: AgentState
     reply_id: str | None
-    config: Any
+    config: ContextConfig
     """The `ContextConfig` in force."""
 
 
@@ -100,6 +119,6 @@ class CompressCall:
 class SystemPromptCall:
     """Building the system prompt of one reasoning step."""
 
-    agent: Any
-    state: Any
+    agent: Agent
+    state: AgentState
     reply_id: str

@@ -126,6 +126,9 @@ class PermissionContext(BaseModel):
     """Rules that deny matching calls; they win over every allow."""
     working_directories: list[str] = Field(default_factory=list)
     """Directories file tools may use; empty means the process's current directory."""
+    allow_broader_confirm_rules: bool = False
+    """Accept any rule sent with a confirmation (for trusted front ends); by default a
+    `ConfirmResult` may carry only the suggested rules or exact ones matching its call."""
 
     def __init__(self, **data: Any) -> None:
         # Parse text rules before pydantic validation, so a bad rule raises

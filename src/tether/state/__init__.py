@@ -1,9 +1,8 @@
 """`AgentState`: the persistable progress of a session."""
 
-from tether.state._checkpoint import Checkpoint
 from tether.state._migrate import register_migration
 from tether.state._pending import PendingReply
-from tether.state._state import SCHEMA_VERSION, AgentState, ReplyCursor
+from tether.state._state import SCHEMA_VERSION, AgentState, Checkpoint, ReplyCursor
 
 __all__ = [
     "SCHEMA_VERSION",

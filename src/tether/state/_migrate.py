@@ -7,7 +7,10 @@ from typing import Any
 
 from tether.errors import StateVersionError
 
-__all__ = ["migrate", "register_migration"]
+__all__ = ["SCHEMA_VERSION", "migrate", "register_migration"]
+
+SCHEMA_VERSION = 1
+"""The `AgentState` shape this tether writes."""
 
 Migration = Callable[[dict[str, Any]], dict[str, Any]]
 _MIGRATIONS: dict[int, Migration] = {}
@@ -20,8 +23,6 @@ def register_migration(from_version: int, migration: Migration) -> None:
 
 def migrate(obj: Any) -> Any:
     """Bring a raw state dict to the current schema version, or explain why it can't be."""
-    from tether.state._state import SCHEMA_VERSION
-
     if not isinstance(obj, dict):
         return obj
     version = obj.get("schema_version", SCHEMA_VERSION)

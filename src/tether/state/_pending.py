@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tether.message import Msg, ToolCallBlock, ToolCallState
-from tether.message._copy import detached
+from tether.message import Msg, ToolCallBlock, ToolCallState, detached
 
 __all__ = ["PendingReply", "pending_of"]
 

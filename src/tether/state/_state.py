@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -15,12 +15,16 @@ from tether.context._estimate import (
 )
 from tether.message import ChatUsage, ContentBlock, Msg
 from tether.permission import PermissionContext
+from tether.state._load import load_checked, parse_json
+from tether.state._migrate import SCHEMA_VERSION
 from tether.state._pending import PendingReply, pending_of
 
-__all__ = ["SCHEMA_VERSION", "AgentState", "ReplyCursor"]
-
-SCHEMA_VERSION = 1
-"""The `AgentState` shape this tether writes."""
+__all__ = [
+    "SCHEMA_VERSION",
+    "AgentState",
+    "Checkpoint",
+    "ReplyCursor",
+]  # SCHEMA_VERSION: from _migrate
 
 
 class ReplyCursor(BaseModel):
@@ -46,7 +50,8 @@ class AgentState(BaseModel):
     """The whole progress of one session: context, rules, tool state, the reply cursor.
 
     It round-trips through JSON losslessly; a process that loads it continues exactly
-    where the saving process stopped.
+    where the saving process stopped. A state is trusted server data: it carries the
+    permission mode, the rules and the calls' states, so never accept one from a client.
     """
 
     model_config = ConfigDict(defer_build=True, extra="forbid")
@@ -79,19 +84,22 @@ class AgentState(BaseModel):
 
     @classmethod
     def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> AgentState:
-        """Validate, migrating older schema versions and rejecting unknown ones."""
-        from tether.state._migrate import migrate
+        """Validate, migrating older schema versions.
 
-        return super().model_validate(migrate(obj), *args, **kwargs)
+        Raises:
+            StateError: the data is not a state this tether can load (bad fields, or
+                nesting deeper than a sane bound); `StateVersionError` for an unknown
+                schema version.
+        """
+        parent = super().model_validate
+        return load_checked(obj, lambda o: parent(o, *args, **kwargs))
 
     @classmethod
     def model_validate_json(
         cls, json_data: str | bytes | bytearray, *args: Any, **kwargs: Any
     ) -> AgentState:
-        """Parse JSON, migrating older schema versions and rejecting unknown ones."""
-        import json
-
-        return cls.model_validate(json.loads(json_data), *args, **kwargs)
+        """Parse JSON, then load it as `model_validate` does (raises only `StateError`)."""
+        return cls.model_validate(parse_json(json_data), *args, **kwargs)
 
     @property
     def estimated_tokens(self) -> int:
@@ -160,3 +168,8 @@ class AgentState(BaseModel):
             if msg.id == self.reply.reply_id:
                 return msg
         return None
+
+
+Checkpoint = Callable[[AgentState], Awaitable[None]]
+"""Awaited by the loop at every save point with the state to save (e.g.
+`StorageBase.checkpoint(...)`); if it raises, the reply stops before its next side effect."""

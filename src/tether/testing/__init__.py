@@ -1,7 +1,18 @@
-"""Test helpers that ship with tether, for users testing their own code and backends.
+"""Test helpers that ship with tether, for users testing their own agents and backends.
 
+`ScriptedChatModel` plays a script instead of calling a provider; `collect` drains an
+event stream; `RecordingMiddleware` records the hooks and events of each reply.
 `tether.testing.storage_conformance` holds the tests every session storage must pass
 (it needs `pytest` and `pytest-asyncio`; import it only from tests).
 """
 
-__all__: list[str] = []
+from tether.model import ScriptedChatModel, ScriptedResponse
+from tether.testing._record import RecordingMiddleware, collect, event_types
+
+__all__ = [
+    "RecordingMiddleware",
+    "ScriptedChatModel",
+    "ScriptedResponse",
+    "collect",
+    "event_types",
+]

@@ -1,5 +1,7 @@
 """Tools: the base class, function tools, the toolkit, and the built-in coding tools."""
 
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 from tether.tool._arguments import ArgumentError, parse_arguments, validate_arguments
@@ -52,3 +54,17 @@ def __getattr__(name: str) -> Any:
 
         return getattr(builtin, name)
     raise AttributeError(f"module 'tether.tool' has no attribute {name!r}")
+
+
+class _ToolPackage(types.ModuleType):
+    """`tether.tool` is this package, and calling it is the `@tool` decorator.
+
+    So `import tether.tool; tether.tool.Toolkit` works, and so do `from tether import tool`
+    and `from tether.tool import tool` as a decorator (`@tool` or `@tool(name=...)`).
+    """
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return tool(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _ToolPackage

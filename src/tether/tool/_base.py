@@ -20,6 +20,7 @@ from tether.permission import (
 
 if TYPE_CHECKING:
     from tether.event import AgentEvent
+    from tether.state import AgentState
 
 __all__ = ["ToolBase", "ToolChunk", "ToolContext", "ToolOutput"]
 
@@ -41,7 +42,7 @@ class ToolContext:
     """Mode, work dirs and rules of the session."""
     tool_state: dict[str, Any] = field(default_factory=dict)
     """This tool's persistent state in the session (saved with `AgentState`)."""
-    session_state: Any = None
+    session_state: AgentState | None = None
     """The session's `AgentState` (for tools that schedule plugins, read skills, ...)."""
     emit: Callable[[AgentEvent], Awaitable[None]] | None = None
     """Send an extra event into the reply's stream (e.g. progress)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import logging
 import traceback
 from collections.abc import AsyncIterator
 from typing import Any
@@ -24,6 +25,8 @@ from tether.tool._arguments import ArgumentError, parse_arguments, validate_argu
 from tether.tool._base import ToolBase, ToolContext, ToolOutput
 
 __all__ = ["error_result", "run_tool", "to_result"]
+
+_log = logging.getLogger("tether.tool")
 
 
 def error_result(
@@ -114,6 +117,7 @@ async def run_tool(
             result = final if final is not None else to_result(call, "".join(parts))
     except ArgumentError as exc:
         result = error_result(call, f"Error: {exc}")
-    except Exception as exc:  # a tool's failure is the model's to handle
+    except Exception as exc:  # a tool's failure is the model's to handle, and logged
+        _log.warning("tool %r raised (call %s)", tool.name, call.id, exc_info=exc)
         result = error_result(call, _describe_exception(tool, exc))
     yield ToolResultEndEvent(reply_id=reply_id, block_id=call.id, tool_result=result)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tether.tool._base import ToolBase
 
 if TYPE_CHECKING:
     from tether.event import AgentEvent
+    from tether.state import AgentState
 
 __all__ = ["PromptParts", "ToolSourceBase"]
 
@@ -37,18 +38,18 @@ class ToolSourceBase(ABC):
     """A short name for messages and logs."""
 
     @abstractmethod
-    async def list_tools(self, state: Any) -> list[ToolBase]:
+    async def list_tools(self, state: AgentState) -> list[ToolBase]:
         """The tools the model may call now."""
 
-    async def prompt(self, state: Any) -> PromptParts | None:
+    async def prompt(self, state: AgentState) -> PromptParts | None:
         """Text for the system prompt (e.g. the skill list, plugin blocks)."""
         return None
 
-    def unavailable_hint(self, tool_name: str, state: Any) -> str | None:
+    def unavailable_hint(self, tool_name: str, state: AgentState) -> str | None:
         """If `tool_name` is one of ours but not callable now, say what to do."""
         return None
 
-    async def on_reply_end(self, state: Any, reply_id: str) -> list[AgentEvent]:
+    async def on_reply_end(self, state: AgentState, reply_id: str) -> list[AgentEvent]:
         """Called once when a reply completes (e.g. to count plugin rounds)."""
         return []
 

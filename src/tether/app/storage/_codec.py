@@ -21,7 +21,7 @@ from pydantic_core import PydanticSerializationError
 
 from tether._json_depth import MAX_JSON_DEPTH, json_depth_exceeds
 from tether.app.storage._record import SessionInfo, SessionKey
-from tether.errors import SessionCorruptedError, SessionInputError, StateVersionError
+from tether.errors import SessionCorruptedError, SessionInputError, StateError, StateVersionError
 from tether.message import Msg
 from tether.state import SCHEMA_VERSION, AgentState
 
@@ -155,7 +155,7 @@ def decode_state(key: SessionKey, where: str, head: bytes, bodies: list[bytes]) 
         return AgentState.model_validate(obj)
     except StateVersionError as exc:
         raise StateVersionError(f"session {key} at {where}: {exc}") from exc
-    except (ValueError, TypeError, RecursionError) as exc:  # ValidationError is a ValueError
+    except (ValueError, TypeError, RecursionError, StateError) as exc:  # ValidationError too
         raise _corrupted(key, where, exc) from exc
 
 

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
+from tether._loop.checkpoint import Snapshot, restore, snapshot
+from tether._loop.results import STRUCTURED_TOOL, store_result
 from tether.context import fit_tool_result
 from tether.message import ToolCallBlock, ToolResultBlock
 from tether.state import AgentState, Checkpoint, ReplyCursor
-from tether.state._checkpoint import Snapshot, restore, snapshot
-from tether.state._commit import STRUCTURED_TOOL, store_result
+from tether.tool import ToolBase
 
 if TYPE_CHECKING:
     from tether.agent._agent import Agent
@@ -81,6 +83,11 @@ class Run:
         kept = await fit_tool_result(result, agent.context_config, agent.offloader, state)
         # Unobserved, the result's event never leaves the loop: no copy is needed.
         store_result(state, call, kept, result, self.structured_model, shared=self.observed)
+
+    async def tools(self) -> Mapping[str, ToolBase]:
+        """The reply's tools by name."""
+        view = await self.agent.toolkit_view(self.state, self.structured_model, with_prompt=False)
+        return view.tools
 
     async def commit_and_save(self, call: ToolCallBlock, result: ToolResultBlock) -> None:
         """Put a call's result into the reply, then reach the save point that follows."""

@@ -6,14 +6,23 @@ from collections.abc import AsyncIterator
 from functools import partial
 from typing import Any
 
-from tether.agent._run import Run
+from tether._loop.batch import (
+    Finished,
+    Outcome,
+    call_arguments,
+    interrupt_unfinished,
+    open_batch,
+    run_batch,
+)
+from tether._loop.pause import UndoUnannouncedWaits
+from tether._loop.results import UNKNOWN_OUTCOME
+from tether._loop.run import Run
 from tether.event import AgentEvent, ToolResultEndEvent, ToolResultStartEvent
 from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState
-from tether.middleware import ActingCall, PermissionCall, chain_iterator
+from tether.middleware import ActingCall, PermissionCall, chain_awaitable, chain_iterator
 from tether.middleware._chain import close_stream
+from tether.permission import PermissionBehavior, PermissionDecision, PermissionEngine
 from tether.permission._tool_check import check_tool_call
-from tether.state._commit import UNKNOWN_OUTCOME
-from tether.state._pause import undo_unannounced_waits
 from tether.tool import (
     ArgumentError,
     Emit,
@@ -23,7 +32,6 @@ from tether.tool import (
     error_result,
     run_tool,
 )
-from tether.tool._batch_run import call_arguments, interrupt_unfinished, open_batch, run_batch
 
 __all__ = ["act"]
 
@@ -38,15 +46,16 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
         yield event
     to_run: list[tuple[ToolCallBlock, ToolBase, dict[str, Any] | None]] = []
     batch = open_batch(view, msg.tool_calls)
-    with undo_unannounced_waits([call for call, _ in batch]):
+    with UndoUnannouncedWaits([call for call, _ in batch]):
         for call, args in batch:
             tool = view.tools.get(call.name)
             pending = call.state is ToolCallState.PENDING  # not yet checked
             answer: ToolResultBlock | None = None
             if tool is None:  # unknown, or its plugin fell asleep between pause and resume
                 answer = error_result(call, view.unknown_tool_message(call.name, state))
-            elif not pending:  # allowed by the user: an external tool is now the caller's
-                if tool.is_external_tool:
+            elif not pending:  # confirmed by the user (perhaps edited): checked again
+                answer = await _recheck(run, call, tool, args)
+                if answer is None and tool.is_external_tool:  # now the caller's to run
                     call.state = ToolCallState.SUBMITTED
             elif isinstance(args, ArgumentError):
                 answer = error_result(call, f"Error: {args}")
@@ -71,14 +80,57 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
             for call, _, _ in to_run:
                 call.state = ToolCallState.RUNNING
             await run.save()  # the claim: a racing worker's save fails before its tool runs
-            running = run_batch(to_run, partial(_events, run), run.commit_and_save, run.commit)
+            running = run_batch(to_run, partial(_events, run))
             try:
-                async for event in running:
-                    yield event
+                async for item in running:
+                    if isinstance(item, Finished):
+                        await run.commit_and_save(item.call, item.result)
+                    else:
+                        yield item
             except BaseException:  # stopped: close the batch now (its lone call's too)
                 await close_stream(running)
-                await interrupt_unfinished([c for c, _, _ in to_run], run.commit)
                 raise
+            finally:
+                await interrupt_unfinished([c for c, _, _ in to_run], run.commit)
+
+
+async def _engine_decision(check: PermissionCall) -> PermissionDecision:
+    engine = PermissionEngine(check.state.permission_context)
+    return await engine.decide(
+        check.tool, check.tool_input, check.state.tool_state_for(check.tool.name)
+    )
+
+
+async def _recheck(
+    run: Run, call: ToolCallBlock, tool: ToolBase, args: dict[str, Any] | ArgumentError
+) -> ToolResultBlock | None:
+    """A confirmed call is checked once more before it runs: a deny still wins.
+
+    The user may have edited the call into one a deny rule, a sensitive path or the work
+    dirs forbid (`ls /` → `rm victim.txt`); confirming never overrides a DENY. Any other
+    decision stands confirmed.
+    """
+    if isinstance(args, ArgumentError):
+        return error_result(call, f"Error: {args}")
+    check = PermissionCall(
+        agent=run.agent,
+        state=run.state,
+        reply_id=run.reply_id,
+        tool_call=call,
+        tool=tool,
+        tool_input=args,
+    )
+    decision: PermissionDecision = await chain_awaitable(
+        run.agent.middlewares, "on_check_permission", check, _engine_decision
+    )
+    if decision.behavior is not PermissionBehavior.DENY:
+        return None
+    return error_result(
+        call,
+        f"Permission denied: {decision.reason}. The user confirmed this call, but it is "
+        "denied as it stands. Do not retry it as is.",
+        ToolResultState.DENIED,
+    )
 
 
 async def _recover(
@@ -102,7 +154,12 @@ async def _recover(
 
 
 def _events(
-    run: Run, call: ToolCallBlock, tool: ToolBase, args: dict[str, Any] | None, emit: Emit | None
+    run: Run,
+    call: ToolCallBlock,
+    tool: ToolBase,
+    args: dict[str, Any] | None,
+    emit: Emit | None,
+    outcome: Outcome,
 ) -> AsyncIterator[AgentEvent]:
     context = ToolContext(
         tool_call_id=call.id,
@@ -121,11 +178,29 @@ def _events(
         acting,
         # A middleware may rewrite the input (parsed afresh), not the id or name the
         # result is recorded under.
-        lambda c: run_tool(
-            c.tool,
-            call if c.tool_call is call else call.model_copy(update={"input": c.tool_call.input}),
-            context,
-            args if c.tool_call is call else call_arguments(c.tool_call),
-            announce=run.observed,
+        lambda c: _recorded(
+            outcome,
+            run_tool(
+                c.tool,
+                call
+                if c.tool_call is call
+                else call.model_copy(update={"input": c.tool_call.input}),
+                context,
+                args if c.tool_call is call else call_arguments(c.tool_call),
+                announce=run.observed,
+            ),
         ),
     )
+
+
+async def _recorded(
+    outcome: Outcome, events: AsyncIterator[AgentEvent]
+) -> AsyncIterator[AgentEvent]:
+    """`run_tool`'s events, keeping its result (the last event) as the call's outcome."""
+    try:
+        async for event in events:
+            if isinstance(event, ToolResultEndEvent):
+                outcome.result = event.tool_result
+            yield event
+    finally:
+        await close_stream(events)

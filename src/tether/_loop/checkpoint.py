@@ -3,21 +3,16 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 
-from tether.message import Msg
-from tether.message._copy import detached
-from tether.state._state import AgentState
+from tether.message import Msg, detached
+from tether.state import AgentState
 
-__all__ = ["Checkpoint", "Snapshot", "restore", "snapshot"]
+__all__ = ["Snapshot", "restore", "snapshot"]
 
-Checkpoint = Callable[[AgentState], Awaitable[None]]
-"""Awaited by the loop at every save point with the state to save (e.g.
-`StorageBase.checkpoint(...)`); if it raises, the reply stops before its next side effect."""
 
 _HEAD = tuple(name for name in AgentState.model_fields if name != "context")
 

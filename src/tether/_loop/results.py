@@ -7,11 +7,10 @@ from dataclasses import replace
 from pydantic import BaseModel
 
 from tether._ids import new_id
-from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState
-from tether.message._copy import detached
+from tether._loop.batch import call_arguments
+from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState, detached
 from tether.model import ToolCallDelta
-from tether.state._state import AgentState
-from tether.tool._batch_run import call_arguments
+from tether.state import AgentState
 
 __all__ = ["STRUCTURED_TOOL", "UNKNOWN_OUTCOME", "CallIds", "store_result"]
 
@@ -47,11 +46,12 @@ def store_result(
     state.note_blocks([kept])
     if call.name == STRUCTURED_TOOL and result.state is ToolResultState.SUCCESS:
         args = call_arguments(call) or {}
-        msg.metadata["structured_output"] = (
-            structured_model.model_validate(args).model_dump(mode="json")
-            if structured_model is not None
-            else args
-        )
+        if structured_model is not None:
+            answer = structured_model.model_validate(args)
+            msg._structured_output = answer
+            msg.metadata["structured_output"] = answer.model_dump(mode="json")
+        else:  # resumed in a process that was not given the model class
+            msg.metadata["structured_output"] = args
         state.reply.finished = True
 
 

@@ -1,24 +1,35 @@
-"""Acting's batching: pick the next batch of a reply's open calls, run it, commit results."""
+"""Acting's batches: pick the next batch of a reply's open calls, run it, hand back results.
+
+Results come back as values (`Finished`): the tool's own result when it ran, so a
+middleware that drops or rewrites the result event cannot change what is committed.
+"""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import aclosing
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 from tether.event import AgentEvent, ToolResultEndEvent
 from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState
-from tether.tool._arguments import ArgumentError, parse_arguments
-from tether.tool._base import ToolBase
-from tether.tool._batching import next_batch
-from tether.tool._function import FunctionTool
-from tether.tool._merge import Emit, merge_streams
-from tether.tool._runner import error_result
-from tether.tool._toolkit import ToolkitView
+from tether.tool import (
+    ArgumentError,
+    Emit,
+    FunctionTool,
+    ToolBase,
+    ToolkitView,
+    error_result,
+    merge_streams,
+    next_batch,
+    parse_arguments,
+)
 
 __all__ = [
     "Commit",
+    "Finished",
+    "Outcome",
     "Start",
     "call_arguments",
     "interrupt_unfinished",
@@ -27,10 +38,28 @@ __all__ = [
     "run_batch",
 ]
 
+
+@dataclass(slots=True)
+class Outcome:
+    """Filled by the innermost run of a tool with the result the tool itself produced."""
+
+    result: ToolResultBlock | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Finished:
+    """A call's result, for the loop to commit (yielded before the call's result event)."""
+
+    call: ToolCallBlock
+    result: ToolResultBlock
+
+
 Start = Callable[
-    [ToolCallBlock, ToolBase, dict[str, Any] | None, Emit | None], AsyncIterator[AgentEvent]
+    [ToolCallBlock, ToolBase, dict[str, Any] | None, Emit | None, Outcome],
+    AsyncIterator[AgentEvent],
 ]
-"""Starts one call's event stream (`run_tool` inside the caller's hooks)."""
+"""Starts one call's event stream (`run_tool` inside the caller's hooks; it fills the
+`Outcome` when the tool ran)."""
 Commit = Callable[[ToolCallBlock, ToolResultBlock], Awaitable[None]]
 """Puts one call's result into the reply."""
 
@@ -100,46 +129,39 @@ def _cannot_emit(tool: ToolBase) -> bool:
 
 
 async def run_batch(
-    calls: list[tuple[ToolCallBlock, ToolBase, dict[str, Any] | None]],
-    start: Start,
-    commit: Commit,
-    settle: Commit | None = None,
-) -> AsyncIterator[AgentEvent]:
-    """Run the calls (concurrently when more than one); commit each result as it ends.
+    calls: list[tuple[ToolCallBlock, ToolBase, dict[str, Any] | None]], start: Start
+) -> AsyncIterator[AgentEvent | Finished]:
+    """Run the calls (concurrently when more than one): their events, and each `Finished`.
 
-    A call left without a result (an error, a cancellation) is put in as interrupted
-    with `settle` (default: `commit`).
+    A call without a `Finished` (an error, a cancellation) is the caller's to settle.
     """
-    settle = settle or commit
-    if len(calls) == 1 and _cannot_emit(calls[0][1]):
-        async for event in _run_alone(*calls[0], start, commit, settle):
-            yield event
+    if len(calls) == 1 and _cannot_emit(calls[0][1]):  # inline: no task, no queue
+        async for item in _one(*calls[0], start, None):
+            yield item
         return
-    by_id = {call.id: call for call, _, _ in calls}
-    makers = [partial(start, call, tool, args) for call, tool, args in calls]
-    try:
-        async with aclosing(merge_streams(makers)) as events:
-            async for event in events:
-                if isinstance(event, ToolResultEndEvent) and event.block_id in by_id:
-                    await commit(by_id[event.block_id], event.tool_result)
-                yield event
-    finally:
-        await interrupt_unfinished([call for call, _, _ in calls], settle)
+    makers = [partial(_one, call, tool, args, start) for call, tool, args in calls]
+    async with aclosing(merge_streams(makers)) as items:
+        async for item in items:
+            yield item
 
 
-async def _run_alone(
+async def _one(
     call: ToolCallBlock,
     tool: ToolBase,
     args: dict[str, Any] | None,
     start: Start,
-    commit: Commit,
-    settle: Commit,
-) -> AsyncIterator[AgentEvent]:
-    """Run one call inline (no task, no queue): only for tools that cannot emit events."""
-    try:
-        async for event in start(call, tool, args, None):
-            if isinstance(event, ToolResultEndEvent) and event.block_id == call.id:
-                await commit(call, event.tool_result)
-            yield event
-    finally:
-        await interrupt_unfinished([call], settle)
+    emit: Emit | None,
+) -> AsyncIterator[AgentEvent | Finished]:
+    """One call's events, with its `Finished` just before its result event passes.
+
+    The result is the tool's own (`Outcome`); a hook that answered in the tool's place
+    (the tool never ran) is taken at its word.
+    """
+    outcome, done = Outcome(), False
+    async for event in start(call, tool, args, emit, outcome):
+        if not done and isinstance(event, ToolResultEndEvent) and event.block_id == call.id:
+            done = True
+            yield Finished(call, outcome.result or event.tool_result)
+        yield event
+    if not done and outcome.result is not None:  # a hook dropped the result event
+        yield Finished(call, outcome.result)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Literal
 
 from pydantic import BaseModel
 
+from tether._loop.batch import parse_call
+from tether._loop.confirm_rules import check_confirm_rules
+from tether._loop.results import store_result
 from tether.errors import NothingToResumeError, ResumeError
 from tether.event import (
     AgentEvent,
@@ -26,13 +29,11 @@ from tether.message import (
     ToolCallState,
     ToolResultBlock,
     ToolResultState,
+    detached,
 )
-from tether.message._copy import detached
 from tether.permission._tool_check import remember_rules
-from tether.state._commit import store_result
-from tether.state._state import AgentState
-from tether.tool import ArgumentError, error_result
-from tether.tool._batch_run import parse_call
+from tether.state import AgentState
+from tether.tool import ArgumentError, ToolBase, error_result
 
 __all__ = [
     "ResumeEvent",
@@ -40,7 +41,7 @@ __all__ = [
     "is_paused",
     "pause_events",
     "pause_msg",
-    "undo_unannounced_waits",
+    "UndoUnannouncedWaits",
     "validate_resume",
     "waiting_calls",
 ]
@@ -102,8 +103,14 @@ def pause_msg(state: AgentState, pauses: list[AgentEvent]) -> Msg:
     return copy
 
 
-def validate_resume(state: AgentState, event: ResumeEvent) -> None:
-    """Raise a `ResumeError` if `event` does not fit the paused reply; change nothing."""
+def validate_resume(
+    state: AgentState, event: ResumeEvent, tools: Mapping[str, ToolBase] | None = None
+) -> None:
+    """Raise a `ResumeError` if `event` does not fit the paused reply; change nothing.
+
+    With `tools` (the reply's tools by name), the rules sent with a confirmation are
+    checked against the confirmed call too.
+    """
     cursor = state.reply
     if cursor is None:
         raise NothingToResumeError(
@@ -141,6 +148,8 @@ def validate_resume(state: AgentState, event: ResumeEvent) -> None:
                 "answered already, continue the reply with `reply(None)`"
             )
         _check_block(call, block)
+    if isinstance(event, UserConfirmResultEvent) and tools is not None:
+        check_confirm_rules(state, event, pending, tools)
 
 
 def _check_block(call: ToolCallBlock, block: ToolCallBlock | ToolResultBlock) -> None:
@@ -237,7 +246,7 @@ def _settled_calls(
     ]
 
 
-class undo_unannounced_waits:  # lower case: used as a context manager, like a function
+class UndoUnannouncedWaits:
     """If the block fails, calls it set waiting go back to how they were.
 
     An acting step marks calls ASKING or SUBMITTED as it checks them, but the pause is

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
 
-from tether.agent._actions import Reason
-from tether.agent._run import STRUCTURED_TOOL, Run
+from tether._loop.next_action import Reason
+from tether._loop.reply import commit_step
+from tether._loop.results import CallIds
+from tether._loop.run import STRUCTURED_TOOL, Run
+from tether.context import ContextConfig
 from tether.context._step import build_system_prompt, compress_with_hooks, request_messages
 from tether.event import AgentEvent, ModelCallStartEvent, ModelRetryEvent
 from tether.middleware import ModelCall, ReasoningCall, chain_iterator
@@ -17,12 +21,13 @@ from tether.model import (
     StreamAssembler,
     ToolCallDelta,
     ToolChoice,
+    stream_with_retries,
 )
-from tether.model import stream_with_retries as _stream
-from tether.state._commit import CallIds
-from tether.state._reply import commit_step
 
-__all__ = ["reason"]
+if TYPE_CHECKING:
+    from tether.agent import Agent
+
+__all__ = ["compress_now", "reason"]
 
 _NO_STEPS_LEFT = "You have used all the reasoning steps this reply may take."
 FORCED_FINAL_HINT = f"{_NO_STEPS_LEFT} Do not call any tool: answer now with what you have."
@@ -81,7 +86,10 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
     )
     ids, hooks = CallIds(state), agent.middlewares
     stream = chain_iterator(
-        hooks, "on_model_call", model_call, lambda c: _stream(c.model, c.request, policy)
+        hooks,
+        "on_model_call",
+        model_call,
+        lambda c: stream_with_retries(c.model, c.request, policy),
     )
     try:  # a stopped reply stops the provider's stream now
         async for item in stream:
@@ -108,3 +116,12 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
     await run.save()
     if run.observed:
         yield assembler.end_event(model_name)
+
+
+async def compress_now(agent: Agent, config: ContextConfig) -> AgentEvent | None:
+    """Compress the agent's context now (`Agent.compress_context`)."""
+    view = await agent.toolkit_view(agent.state, None)
+    prompt = await build_system_prompt(agent, agent.state, view.prompt)
+    return await compress_with_hooks(
+        agent, agent.state, prompt, force=True, config=config, tools=view.schemas
+    )

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from tether.agent._config import ReActConfig
 from tether.message import ToolCallBlock, ToolCallState
 from tether.state import AgentState
+
+if TYPE_CHECKING:
+    from tether.agent import ReActConfig
 
 __all__ = ["Act", "Action", "Finish", "Pause", "Reason", "next_action"]
 

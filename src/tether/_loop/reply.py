@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
 from tether._ids import new_id
+from tether._loop.batch import Commit, interrupt_unfinished
+from tether._loop.pause import ResumeEvent, apply_resume, is_paused, validate_resume
+from tether._loop.results import STRUCTURED_TOOL, UNKNOWN_OUTCOME
+from tether._loop.run import Run
 from tether.errors import NothingToResumeError, ResumeError
 from tether.event import AgentEvent, ReplyStartEvent
 from tether.message import (
@@ -17,40 +21,26 @@ from tether.message import (
     Msg,
     ToolCallBlock,
     ToolCallState,
-    ToolResultBlock,
 )
 from tether.message._inputs import validate_inputs
-from tether.state._commit import STRUCTURED_TOOL, UNKNOWN_OUTCOME
-from tether.state._pause import ResumeEvent, apply_resume, is_paused, validate_resume
-from tether.state._state import AgentState, ReplyCursor
-from tether.tool._batch_run import Commit, interrupt_unfinished
+from tether.state import AgentState, ReplyCursor
+from tether.state._load import check_loaded
+
+if TYPE_CHECKING:
+    from tether.agent import Agent
 
 __all__ = [
-    "ReplyRun",
     "begin_reply",
     "close_reply",
     "close_unfinished",
     "commit_step",
+    "observe_messages",
     "start_reply",
 ]
 
 
-class ReplyRun(Protocol):
-    """What starting or resuming a reply needs of the loop's run."""
-
-    state: AgentState
-    structured_model: type[BaseModel] | None
-    observed: bool
-
-    async def fit(self, result: ToolResultBlock) -> ToolResultBlock:
-        """The copy of a result the context keeps."""
-
-    async def commit(self, call: ToolCallBlock, result: ToolResultBlock) -> None:
-        """Put a call's result into the reply."""
-
-
 async def begin_reply(
-    run: ReplyRun,
+    run: Run,
     inputs: Any,
     name: str,
     on_rejection: Literal["continue", "end_reply"],
@@ -61,8 +51,11 @@ async def begin_reply(
     state is written.
     """
     state = run.state
+    if inputs is None or isinstance(inputs, ResumeEvent):  # both need the reply's message
+        cursor = state.reply
+        check_loaded(cursor.reply_id if cursor else None, state.reply_msg() is not None)
     if isinstance(inputs, ResumeEvent):
-        validate_resume(state, inputs)
+        validate_resume(state, inputs, await run.tools())
         model = run.structured_model
         return await apply_resume(
             state, inputs, run.fit, on_rejection=on_rejection, structured_model=model
@@ -170,3 +163,11 @@ async def close_reply(state: AgentState, commit: Commit) -> None:
     await interrupt_unfinished(running, commit, UNKNOWN_OUTCOME)
     await interrupt_unfinished(calls, commit, "The reply ended before this call ran.")
     state.reply = None
+
+
+async def observe_messages(agent: Agent, msgs: Msg | list[Msg]) -> None:
+    """Add messages to the context without reasoning (closing a reply left unfinished)."""
+    checked, run = validate_inputs(msgs), Run(agent=agent, state=agent.state)
+    await close_unfinished(run.state, run.commit, doing="observing messages")
+    for msg in checked:
+        run.state.add_message(msg)

@@ -1,0 +1,161 @@
+"""The loop itself: one reply, from its inputs to its end or its pause, as a story.
+
+`stream_reply` is what `reply_stream` returns and `reply` drains: the `on_reply` hooks
+around `drive`, which asks `next_action` what to do and dispatches to one named step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any, assert_never
+
+from pydantic import BaseModel
+
+from tether._loop.acting import act
+from tether._loop.next_action import Act, Finish, Pause, Reason, next_action
+from tether._loop.pause import pause_events, pause_msg
+from tether._loop.reasoning import reason
+from tether._loop.reply import begin_reply, close_reply
+from tether._loop.results import STRUCTURED_TOOL
+from tether._loop.run import Run
+from tether.errors import StructuredOutputError
+from tether.event import (
+    AgentEvent,
+    ReplyEndEvent,
+    RequireExternalExecutionEvent,
+    RequireUserConfirmEvent,
+)
+from tether.message import Msg, detached
+from tether.middleware import ReplyCall, chain_iterator
+from tether.middleware._chain import close_stream, contract_error, overrides_any
+from tether.state import Checkpoint
+
+if TYPE_CHECKING:
+    from tether.agent import Agent
+
+__all__ = ["run_reply", "stream_reply"]
+
+
+def stream_reply(
+    agent: Agent,
+    inputs: Any,
+    structured_schema: type[BaseModel] | None,
+    checkpoint: Checkpoint | None,
+    *,
+    observed: bool,
+) -> AsyncIterator[AgentEvent]:
+    """The events of one reply, through the `on_reply` hooks."""
+    run = Run(
+        agent=agent,
+        state=agent.state,
+        structured_model=structured_schema,
+        observed=observed,
+        checkpoint=checkpoint,
+    )
+    call = ReplyCall(agent=agent, state=run.state, inputs=inputs)
+    stream = chain_iterator(agent.middlewares, "on_reply", call, lambda c: drive(run, c.inputs))
+    return stream if checkpoint is None else _rolled_back_on_failure(run, stream)
+
+
+async def run_reply(
+    agent: Agent,
+    inputs: Any,
+    structured_schema: type[BaseModel] | None,
+    checkpoint: Checkpoint | None,
+) -> Msg:
+    """Drain `stream_reply`: the final message, or the paused reply saying what it waits for."""
+    pauses: list[AgentEvent] = []
+    final: Msg | None = None
+    # Events only observers need are built only when a middleware watches the stream.
+    watched = overrides_any(agent.middlewares, ("on_reply", "on_reasoning", "on_acting"))
+    # Drain the whole stream: middleware may still act after REPLY_END.
+    async for event in stream_reply(agent, inputs, structured_schema, checkpoint, observed=watched):
+        if isinstance(event, ReplyEndEvent):
+            final = event.msg
+        elif isinstance(event, RequireUserConfirmEvent | RequireExternalExecutionEvent):
+            pauses.append(event)
+    if final is not None:
+        return final
+    if not pauses:
+        raise contract_error(agent.middlewares, "on_reply")
+    return pause_msg(agent.state, pauses)
+
+
+async def drive(run: Run, inputs: Any) -> AsyncIterator[AgentEvent]:
+    """Start (or resume, or continue) the reply, then step until it ends or pauses."""
+    agent = run.agent
+    run.start()
+    started = await begin_reply(run, inputs, agent.name, agent.react_config.on_rejection)
+    await run.save()
+    for event in started:
+        yield event
+    while True:
+        action = next_action(run.state, agent.react_config)
+        match action:
+            case Pause():
+                await run.save()
+                for event in pause_events(run.reply_id, action.asking, action.submitted):
+                    yield event
+                return
+            case Finish():
+                for event in await finish(run):
+                    yield event
+                return
+            case Reason():
+                steps = run.cursor.iteration
+                step = reason(run, action)
+            case Act():
+                step = act(run)
+            case _:
+                assert_never(action)
+        try:
+            async for event in step:
+                yield event
+        except BaseException:  # stopped: close the step now, so nothing settles later
+            await close_stream(step)
+            raise
+        if isinstance(action, Reason) and run.cursor.iteration == steps:
+            raise contract_error(agent.middlewares, "on_reasoning")
+
+
+async def finish(run: Run) -> list[AgentEvent]:
+    """Close the reply; its events are announced once it is closed (and saved)."""
+    state, reply_id, agent = run.state, run.reply_id, run.agent
+    msg = state.reply_msg()
+    assert msg is not None
+    events: list[AgentEvent] = []
+    for source in agent.toolkit.sources:
+        events += await source.on_reply_end(state, reply_id)
+    structured = state.reply is not None and state.reply.structured_schema is not None
+    await close_reply(state, run.commit)
+    await run.save()
+    if (
+        structured
+        and "structured_output" not in msg.metadata
+        and agent.react_config.on_missing_structured_output == "raise"
+    ):
+        raise StructuredOutputError(
+            f"the model ended reply {reply_id!r} without calling `{STRUCTURED_TOOL}` "
+            "(also after a reminder); the reply is kept as text in the state and on "
+            "`error.msg`. Use a model that follows tool choice, or set "
+            '`ReActConfig(on_missing_structured_output="return_text")`',
+            msg=detached(msg),
+        )
+    return [*events, ReplyEndEvent(reply_id=reply_id, msg=detached(msg))]
+
+
+async def _rolled_back_on_failure(
+    run: Run, stream: AsyncIterator[AgentEvent]
+) -> AsyncIterator[AgentEvent]:
+    """Pass `stream` on; once it ends because a checkpoint failed, roll the state back.
+
+    Outside the middleware chain, so whatever settled the state on the way out (results
+    marked interrupted, hooks) is undone too: the state is the last one saved.
+    """
+    try:
+        async for event in stream:
+            yield event
+    except BaseException:
+        await close_stream(stream)
+        run.roll_back()
+        raise

@@ -1,0 +1,24 @@
+"""The pause events of a paused `reply()`, as typed events again."""
+
+from __future__ import annotations
+
+from pydantic import TypeAdapter
+
+from tether.event._events import RequireExternalExecutionEvent, RequireUserConfirmEvent
+from tether.message import Msg
+
+__all__ = ["PauseEvent", "pause_events_of"]
+
+PauseEvent = RequireUserConfirmEvent | RequireExternalExecutionEvent
+"""What a paused reply waits for."""
+_PAUSES: TypeAdapter[list[PauseEvent]] = TypeAdapter(list[PauseEvent])
+
+
+def pause_events_of(msg: Msg) -> list[PauseEvent]:
+    """The events a paused `reply()` ended with (empty if `msg` is not a paused reply).
+
+    `reply()` returns a paused reply's message with the events in
+    `metadata["pause_events"]` as JSON (so they survive saving the message); this turns
+    them back into `RequireUserConfirmEvent` / `RequireExternalExecutionEvent`.
+    """
+    return _PAUSES.validate_python(msg.metadata.get("pause_events", []))
