@@ -5,7 +5,9 @@ TetherError
 ├── ConfigError (ValueError)              a constructor was given something it can't use
 │   ├── UnknownProviderError              `from_string` got an unknown provider prefix
 │   ├── MissingDependencyError (ImportError)  an optional extra is not installed
-│   └── SandboxUnavailableError (RuntimeError)  bubblewrap is missing or cannot run
+│   │   └── MissingProviderError (ModelError)  a provider's SDK is missing (at call time)
+│   ├── SandboxUnavailableError (RuntimeError)  bubblewrap is missing or cannot run
+│   └── ArgumentError (TypeError)         an argument of the wrong kind, or a wrong call shape
 ├── InvalidInputError (ValueError)        `reply`/`observe` got input it can't accept
 ├── ResumeError (ValueError)              a resume event does not fit the paused reply
 │   └── NothingToResumeError              no reply is paused / nothing to continue
@@ -41,6 +43,7 @@ never appear here: they become error `ToolResultBlock`s the model reads.
 from __future__ import annotations
 
 __all__ = [
+    "ArgumentError",
     "ConfigError",
     "ContextOverflowError",
     "ContextTooLargeError",
@@ -49,6 +52,7 @@ __all__ = [
     "MCPConnectionError",
     "MCPError",
     "MissingDependencyError",
+    "MissingProviderError",
     "ModelAuthenticationError",
     "ModelError",
     "ModelResponseError",
@@ -220,3 +224,11 @@ class StorageUnavailableError(StorageError, ConnectionError):
 
 class SessionCorruptedError(StorageError):
     """A stored session record cannot be decoded; the message names its key."""
+
+
+class ArgumentError(ConfigError, TypeError):
+    """A constructor got an argument of the wrong kind; the message shows the right call."""
+
+
+class MissingProviderError(MissingDependencyError, ModelError):
+    """A model provider's SDK is not installed; `except ModelError` catches it too."""

@@ -10,8 +10,8 @@ from typing import Any, get_type_hints, overload
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from tether.errors import ToolError
 from tether.tool._base import ToolBase, ToolChunk, ToolContext, ToolOutput
+from tether.tool._validate import check_flags, check_function, check_input_model
 
 __all__ = ["FunctionTool", "tool"]
 
@@ -92,13 +92,22 @@ class FunctionTool(ToolBase):
         is_external_tool: bool = False,
         requires_confirmation: bool = False,
     ) -> None:
-        if not callable(func):
-            raise ToolError(f"FunctionTool needs a callable, got {func!r}")
+        check_function(func)
         doc_description, arg_docs = _parse_docstring(func.__doc__ or "")
         self.func = func
         self.name = name or func.__name__
         self.description = description or doc_description or self.name
         self.input_model = _build_input_model(func, arg_docs)
+        check_input_model(self.name, self.input_model)
+        check_flags(
+            self.name,
+            {
+                "is_read_only": is_read_only,
+                "is_concurrency_safe": is_concurrency_safe,
+                "is_external_tool": is_external_tool,
+                "requires_confirmation": requires_confirmation,
+            },
+        )
         self.is_read_only = is_read_only
         self.is_concurrency_safe = is_concurrency_safe
         self.is_external_tool = is_external_tool

@@ -1,0 +1,61 @@
+"""The command line's basics: `--version`, `python -m tether`, errors as one line."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+
+
+def tether(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tether", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=cwd,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+
+
+def test_version_is_the_package_version() -> None:
+    out = tether("--version")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == f"tether {version('tether')}"
+
+
+def test_python_dash_m_tether_is_the_command() -> None:
+    out = tether("--help")
+    assert out.returncode == 0
+    assert "demo" in out.stdout and "--version" in out.stdout
+
+
+@pytest.mark.parametrize("where", [["--db", "/proc/x.db"], ["--debug", "--db", "/proc/x.db"]])
+def test_an_unusable_db_is_one_line_and_a_failure(where: list[str], tmp_path: Path) -> None:
+    args = ["demo", *where, "--workdir", str(tmp_path / "notes")]
+    out = tether(*args)
+    assert out.returncode == 1
+    if "--debug" in where:
+        assert "Traceback" in out.stderr and "StorageUnavailableError" in out.stderr
+        return
+    assert out.stderr.count("\n") == 1, out.stderr
+    assert out.stderr.startswith("tether demo: error: the SQLite database at '/proc/x.db'")
+    assert "Traceback" not in out.stderr
+    assert out.stdout == ""  # it failed before the demo started
+
+
+def test_debug_is_accepted_after_the_subcommand(tmp_path: Path) -> None:
+    out = tether("demo", "--db", "/proc/x.db", "--debug", "--workdir", str(tmp_path))
+    assert out.returncode == 1
+    assert "Traceback" in out.stderr
+
+
+def test_a_missing_command_is_a_usage_error() -> None:
+    out = tether()
+    assert out.returncode == 2
+    assert "Traceback" not in out.stderr
+    assert "COMMAND" in out.stderr
