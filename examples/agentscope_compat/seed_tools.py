@@ -1,10 +1,15 @@
-"""Seed sample "配置工具/MCP/技能" (configuring tools), the tools part.
+"""What it shows: the built-in coding tools: Read, Grep, Edit, Bash (and Write).
 
-The agent gets the built-in coding tools, `Toolkit(tools=[Bash(), Edit(), Grep(), Read(),
-Write()])`, and a scripted model that reads a file, greps the project, edits the file and
-runs it. The work happens in a throwaway project directory that the session's permission
-context names as its working directory: reads there run freely, `accept_edits` lets the
-edit through, and an allow rule lets the one command run.
+Compatibility sample from tether's specification, which follows the AgentScope API
+(AgentScope is the agent framework whose public names tether keeps): the code is the
+specification's, with the package `agentscope` renamed `tether`.
+
+A scripted model reads a file, greps the project, edits the file and runs it, in a
+throwaway project folder that the session's permission settings name as the work dir:
+reads there run freely, the `accept_edits` mode lets the edit through, and an allow rule
+lets the one command run.
+
+Run it: `python examples/agentscope_compat/seed_tools.py` (no network needed).
 """
 
 import asyncio

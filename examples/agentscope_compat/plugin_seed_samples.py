@@ -1,12 +1,21 @@
-"""Every code sample of the plugin-activation seed, unchanged, in a scripted conversation.
+"""What it shows: every code sample of the plugin-activation specification.
 
-The seed's samples are fragments: a plugin definition (for NekroAgent's `NekroPlugin`,
-which is `tether.plugin.Plugin` here), two `sleep_brief` values, and the calls the model
-makes "in the sandbox". In tether the model calls `activate_plugin` and
-`extend_plugin_activation` as tools, so below those sample lines build the scripted
-model's tool calls. The seed's sample output and hint text are checked word for word.
+Compatibility sample from tether's specification, which follows the AgentScope API
+(AgentScope is the agent framework whose public names tether keeps): the code is the
+specification's, with the package `agentscope` renamed `tether`.
 
-Run it: `python examples/plugin_seed_samples.py` (no network needed).
+Those samples come from NekroAgent (a chat-bot framework whose `NekroPlugin` is
+`tether.plugin.Plugin` here): a plugin definition, two `sleep_brief` values, and the calls
+the model makes. In tether the model calls `activate_plugin` and `extend_plugin_activation`
+as tools, so those sample lines build the scripted model's tool calls. The sample output
+and hint text are checked word for word.
+
+The names and briefs stay in Chinese, as written in the specification: 笔记插件 "notes
+plugin" (管理用户笔记 "manages the user's notes"), 天气插件 "weather plugin"; the two
+`sleep_brief` values contrast a brief that is too terse (❌) with one that says when to
+wake the plugin (✅).
+
+Run it: `python examples/agentscope_compat/plugin_seed_samples.py` (no network needed).
 """
 
 from __future__ import annotations

@@ -1,11 +1,15 @@
-"""The seed's admin strategies and their priority, with tether's `plugin_strategies`.
+"""What it shows: the operator's plugin strategies and their priority.
 
-NekroAgent reads the operator's overrides from `PLUGIN_ACTIVATION_STRATEGIES`; in tether
-the same mapping (module name → "auto" | "allow_sleep" | "forbid_sleep") is passed as
-`Toolkit(plugins=..., plugin_strategies=...)`. The script builds one plugin for each row
-of the seed's priority list and prints who sleeps.
+Compatibility sample from tether's specification, which follows the AgentScope API
+(AgentScope is the agent framework whose public names tether keeps): the code is the
+specification's, with the package `agentscope` renamed `tether`.
 
-Run it: `python examples/plugin_strategies.py`.
+NekroAgent reads an operator's overrides from `PLUGIN_ACTIVATION_STRATEGIES`; in tether the
+same mapping (module name → "auto" | "allow_sleep" | "forbid_sleep") is passed as
+`Toolkit(plugins=..., plugin_strategies=...)`. The script builds one plugin per row of the
+priority list and prints which ones sleep.
+
+Run it: `python examples/agentscope_compat/plugin_strategies.py` (no network needed).
 """
 
 from __future__ import annotations

@@ -1,11 +1,18 @@
-"""The seed's "Persisting agent state" sample, on Redis (needs a server at localhost:6379).
+"""What it shows: saving a session and continuing it later, with `RedisStorage`.
 
-As in the seed, with `agentscope` → `tether`, a `ScriptedChatModel` in place of the
-DashScope model (so it runs offline), and `upsert_session` on first use as the seed's
-note says. Run it twice: the second run continues the session the first one saved.
+Compatibility sample from tether's specification, which follows the AgentScope API
+(AgentScope is the agent framework whose public names tether keeps): the code is the
+specification's, with the package `agentscope` renamed `tether`.
+
+Needs a Redis server at localhost:6379 (`REDIS_DB` picks the database, default 0). A
+`ScriptedChatModel` replaces the DashScope model, and the session is created with
+`upsert_session` on first use. Run it twice: the second run continues the session.
+
+Run it: `python examples/agentscope_compat/seed_redis.py` (needs Redis).
 """
 
 import asyncio
+import os
 
 from tether.agent import Agent
 from tether.app.storage import RedisStorage
@@ -19,7 +26,9 @@ SESSION_ID = "session_789"
 
 
 async def main():
-    async with RedisStorage(host="localhost", port=6379) as storage:
+    # The specification connects to localhost:6379; REDIS_DB picks another database.
+    db = int(os.environ.get("REDIS_DB", "0"))
+    async with RedisStorage(host="localhost", port=6379, db=db) as storage:
         # Load the state from storage; if none exists, use a fresh state
         record = await storage.get_session(
             user_id=USER_ID,

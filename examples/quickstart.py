@@ -1,4 +1,4 @@
-"""The README's example, verbatim."""
+"""The README's example, verbatim: an agent with one tool, driven by a scripted model."""
 
 import asyncio
 

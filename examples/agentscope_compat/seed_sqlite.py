@@ -1,9 +1,14 @@
-"""The seed's "Persisting agent state" sample with `SQLiteStorage`: no server needed.
+"""What it shows: saving a session and continuing it later, with `SQLiteStorage`.
 
-As in the seed, with `agentscope` → `tether`, a `ScriptedChatModel` in place of the
-DashScope model (so it runs offline), and `upsert_session` on first use as the seed's
-note says; sessions live in `sessions.db` in the working directory. Run it twice: the
-second run continues the session the first one saved.
+Compatibility sample from tether's specification, which follows the AgentScope API
+(AgentScope is the agent framework whose public names tether keeps): the code is the
+specification's, with the package `agentscope` renamed `tether`.
+
+A `ScriptedChatModel` replaces the DashScope model, and the session is created with
+`upsert_session` on first use. The database is `sessions.db` in the current folder: run it
+twice and the second run continues the session the first one saved.
+
+Run it: `python examples/agentscope_compat/seed_sqlite.py` (no network needed).
 """
 
 import asyncio

@@ -1,4 +1,14 @@
-"""Seed sample for `reply_stream`: dispatch on `event.type`."""
+"""What it shows: `reply_stream`: react to each event as it arrives.
+
+Compatibility sample from tether's specification, which follows the AgentScope API
+(AgentScope is the agent framework whose public names tether keeps): the code is the
+specification's, with the package `agentscope` renamed `tether`.
+
+The loop dispatches on `event.type` (text deltas, tool calls, the end of the reply),
+the way a chat UI renders a streamed answer.
+
+Run it: `python examples/agentscope_compat/seed_reply_stream.py` (no network needed).
+"""
 
 import asyncio
 

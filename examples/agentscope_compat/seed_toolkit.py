@@ -1,12 +1,15 @@
-"""The seed's "Configuring tools/MCP/skills" sample, runnable offline.
+"""What it shows: a toolkit with built-in tools, an MCP server and a skills folder.
 
-The seed points `HttpMCPConfig` at `https://mcp.amap.com/mcp?key=...`. Here the URL
-comes from `AMAP_MCP_URL` if set; otherwise this script starts a small local MCP
-server (itself, with `--serve`) that offers a map-like `maps_weather` tool over
-streamable HTTP on 127.0.0.1. The model is a `ScriptedChatModel` that opens the
-`weather` skill from `./skills`, then calls the MCP tool.
+Compatibility sample from tether's specification, which follows the AgentScope API
+(AgentScope is the agent framework whose public names tether keeps): the code is the
+specification's, with the package `agentscope` renamed `tether`.
 
-Run: `python examples/seed_toolkit.py`
+The specification points `HttpMCPConfig` at a hosted map service; here the URL comes from
+`AMAP_MCP_URL` if set, otherwise the script starts a small local MCP server (itself, with
+`--serve`) offering a `maps_weather` tool over HTTP on 127.0.0.1. The scripted model opens
+the `weather` skill from `./skills`, then calls the MCP tool.
+
+Run it: `python examples/agentscope_compat/seed_toolkit.py` (no network needed).
 """
 
 from __future__ import annotations

@@ -1,4 +1,14 @@
-"""Seed walkthrough "外部工具执行" (external tool execution)."""
+"""What it shows: external execution: a tool that the caller runs (e.g. in a browser).
+
+Compatibility sample from tether's specification, which follows the AgentScope API
+(AgentScope is the agent framework whose public names tether keeps): the code is the
+specification's, with the package `agentscope` renamed `tether`.
+
+The reply pauses with a `RequireExternalExecutionEvent`; the caller runs the tool itself
+and resumes the reply with an `ExternalExecutionResultEvent` carrying the result.
+
+Run it: `python examples/agentscope_compat/seed_hitl_external.py` (no network needed).
+"""
 
 import asyncio
 

@@ -1,4 +1,13 @@
-"""Seed sample for `observe`: add messages to the context without a reply."""
+"""What it shows: `observe`: add another agent's message to the context without replying.
+
+Compatibility sample from tether's specification, which follows the AgentScope API
+(AgentScope is the agent framework whose public names tether keeps): the code is the
+specification's, with the package `agentscope` renamed `tether`.
+
+`observe` never calls the model; the next `reply` sees the observed message.
+
+Run it: `python examples/agentscope_compat/seed_observe.py` (no network needed).
+"""
 
 import asyncio
 

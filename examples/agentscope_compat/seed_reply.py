@@ -1,4 +1,13 @@
-"""Seed sample for `reply`: the final `Msg` in one go."""
+"""What it shows: `reply`: run the loop and get the final `Msg` in one go.
+
+Compatibility sample from tether's specification, which follows the AgentScope API
+(AgentScope is the agent framework whose public names tether keeps): the code is the
+specification's, with the package `agentscope` renamed `tether`.
+
+A scripted model calls one tool, then answers; the script prints the answer.
+
+Run it: `python examples/agentscope_compat/seed_reply.py` (no network needed).
+"""
 
 import asyncio
 

@@ -1,8 +1,13 @@
-"""The seed's context samples: a custom `ContextConfig`, and compressing by hand.
+"""What it shows: context settings: a custom `ContextConfig`, and compressing by hand.
 
-The seed uses `DashScopeChatModel`; here a `ScriptedChatModel` plays the model (it
-answers the summarising calls too), so the sample runs offline. Run it with
-`python examples/seed_context.py`.
+Compatibility sample from tether's specification, which follows the AgentScope API
+(AgentScope is the agent framework whose public names tether keeps): the code is the
+specification's, with the package `agentscope` renamed `tether`.
+
+The specification uses `DashScopeChatModel`; a `ScriptedChatModel` plays the model here
+(it also writes the summary when the context is compressed), so it runs offline.
+
+Run it: `python examples/agentscope_compat/seed_context.py` (no network needed).
 """
 
 from __future__ import annotations

@@ -1,11 +1,15 @@
-"""The seed's note plugin, in a scripted conversation (no network needed).
+"""What it shows: a plugin that sleeps until the model wakes it.
+
+Compatibility sample from tether's specification, which follows the AgentScope API
+(AgentScope is the agent framework whose public names tether keeps): the code is the
+specification's, with the package `agentscope` renamed `tether`.
 
 The note plugin sleeps (`allow_sleep=True` plus a `sleep_brief`). In the first reply the
 model sees only its brief, wakes it with `activate_plugin("note")`, and its tools appear
-in the very next request of that reply. It then stays visible for the next 3 replies,
-the last of which carries the "Last visible run" hint, and sleeps again.
+in the very next request of that reply. It stays visible for the next 3 replies (the last
+one carries the "Last visible run" hint), then sleeps again.
 
-Run it: `python examples/seed_plugin.py`.
+Run it: `python examples/agentscope_compat/seed_plugin.py` (no network needed).
 """
 
 from __future__ import annotations

@@ -1,4 +1,14 @@
-"""Seed walkthrough "用户确认" (user confirmation), with accepted suggested rules."""
+"""What it shows: human confirmation: a tool that asks before it runs.
+
+Compatibility sample from tether's specification, which follows the AgentScope API
+(AgentScope is the agent framework whose public names tether keeps): the code is the
+specification's, with the package `agentscope` renamed `tether`.
+
+The reply pauses with a `RequireUserConfirmEvent`; the user confirms and accepts the
+suggested rule, the reply resumes, and the next matching call runs without asking.
+
+Run it: `python examples/agentscope_compat/seed_hitl_confirm.py` (no network needed).
+"""
 
 import asyncio
 
