@@ -20,8 +20,8 @@ import pytest
 from docs_blocks import MODES, Block, blocks, pages
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "model_providers"))
-from provider_replay import ReplayServer  # noqa: E402
-from provider_wire import stream_reply  # noqa: E402
+from provider_replay import ReplayServer
+from provider_wire import stream_reply
 
 PAGES = [p for p in pages() if blocks(p)]
 SKIPPED = [b for p in pages() for b in blocks(p) if b.mode == "skip"]
