@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tether.agent import Agent, ReActConfig
+from tether.agent import Agent, ContextConfig, ModelConfig, ReActConfig
 from tether.errors import ArgumentError, ConfigError, ScriptExhaustedError, ToolError
 from tether.message import AssistantMsg, Msg, SystemMsg, UserMsg
 from tether.model import ScriptedChatModel
@@ -143,3 +143,26 @@ def test_ordinals(n: int, text: str) -> None:
     from tether.model._scripted import _ordinal
 
     assert _ordinal(n) == text
+
+
+@pytest.mark.parametrize(
+    ("make", "match"),
+    [
+        (lambda: ReActConfig(max_iter=3), r"unknown option `max_iter`.*did you mean `max_iters`"),
+        (lambda: ReActConfig(max_iters=0), r"`max_iters=0`: Input should be greater than"),
+        (lambda: ContextConfig(trigger_ratio=2), r"^ContextConfig needs 0 < reserve_ratio"),
+        (
+            lambda: ModelConfig(fallback_model="openai:gpt-4o"),
+            r"from_string\('openai:gpt-4o'\)",
+        ),
+    ],
+)
+def test_configs_raise_config_errors_naming_the_argument(make: Any, match: str) -> None:
+    with pytest.raises(ConfigError, match=match) as caught:
+        make()
+    assert "errors.pydantic.dev" not in str(caught.value)
+
+
+def test_configs_still_load_from_json() -> None:
+    assert ReActConfig.model_validate({"max_iters": 3}).max_iters == 3
+    assert ContextConfig.model_validate_json('{"trigger_ratio": 0.5}').trigger_ratio == 0.5

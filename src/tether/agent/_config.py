@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from tether._settings import SettingsModel
 from tether.model import ChatModelBase, RetryPolicy
 
 __all__ = ["ModelConfig", "ReActConfig"]
 
 
-class ReActConfig(BaseModel):
+class ReActConfig(SettingsModel):
     """How the reason-act loop iterates."""
 
     model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
@@ -23,7 +24,7 @@ class ReActConfig(BaseModel):
     end the reply right there."""
 
 
-class ModelConfig(BaseModel):
+class ModelConfig(SettingsModel):
     """Retries with exponential backoff, then an optional fallback model."""
 
     model_config = ConfigDict(

@@ -180,7 +180,30 @@ def tool(
     is_external_tool: bool = False,
     requires_confirmation: bool = False,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
-    """Turn a function into a `FunctionTool`; use bare (`@tool`) or with options."""
+    """Turn a function into a `FunctionTool`; use bare (`@tool`) or with options.
+
+    The tool's name is the function's, its description the docstring's text, and each
+    parameter's description comes from a Google-style `Args:` section; the type hints make
+    the JSON schema the model fills in. A parameter annotated `ToolContext` receives the
+    call's context and is hidden from the model. Sync functions run in a worker thread;
+    generators stream their pieces as the tool's output.
+
+    Args:
+        func: The function (when used bare, as `@tool`).
+        name: The name the model calls it by (default: the function's name).
+        description: What the model reads about it (default: the docstring).
+        is_read_only: It changes nothing: it may run in the `explore` permission mode.
+        is_concurrency_safe: Consecutive calls to such tools may run at the same time.
+        is_external_tool: The agent never runs it: the reply pauses with a
+            `RequireExternalExecutionEvent` and the caller sends the result back.
+        requires_confirmation: Every call asks a person first (the reply pauses with a
+            `RequireUserConfirmEvent`), unless a permission rule allows it.
+
+    Raises:
+        ToolError: `func` is not callable, or a parameter has no JSON schema (a plain
+            class); the message names the tool and the parameter.
+        ArgumentError: A flag is not a bool.
+    """
 
     def wrap(f: Callable[..., Any]) -> FunctionTool:
         return FunctionTool(
