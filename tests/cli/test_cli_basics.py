@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
 
 import pytest
+
+from tether.cli import _main as cli_main
+from tether.errors import ConfigError
 
 
 def tether(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -59,3 +64,28 @@ def test_a_missing_command_is_a_usage_error() -> None:
     assert out.returncode == 2
     assert "Traceback" not in out.stderr
     assert "COMMAND" in out.stderr
+
+
+def returns_runner(sub: argparse._SubParsersAction) -> Callable[[argparse.Namespace], int]:
+    sub.add_parser("hello").add_argument("--name", default="world")
+    return lambda args: print(f"hello {args.name}") or 0
+
+
+def sets_run(sub: argparse._SubParsersAction) -> None:
+    sub.add_parser("fail").set_defaults(run=lambda args: (_ for _ in ()).throw(ConfigError("nope")))
+
+
+def test_both_registration_styles_work_and_errors_are_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(
+        cli_main,
+        "SUBCOMMANDS",
+        [*cli_main.SUBCOMMANDS, f"{__name__}:returns_runner", f"{__name__}:sets_run"],
+    )
+    assert cli_main.main(["hello", "--name", "ada"]) == 0
+    assert capsys.readouterr().out == "hello ada\n"
+    assert cli_main.main(["fail"]) == 1
+    assert capsys.readouterr().err == "tether fail: error: nope\n"
+    with pytest.raises(ConfigError):
+        cli_main.main(["fail", "--debug"])

@@ -1,8 +1,9 @@
-"""`tether` command line: one parser, one subcommand module per command.
+"""`tether` command line: one parser, one registering function per subcommand.
 
-Each module in `SUBCOMMANDS` has `register(subparsers)`, which adds its parser and sets
-`handler` (a callable taking the parsed arguments and returning the exit status). Adding a
-command is one line in that list.
+Each entry of `SUBCOMMANDS` names a function `MODULE:FUNCTION` (default `register`) that
+takes the subparsers action and adds its parser. It either sets a `handler` (or `run`)
+default, a callable taking the parsed arguments and returning the exit status, or returns
+that callable. Adding a command is one line in that list.
 """
 
 from __future__ import annotations
@@ -10,17 +11,18 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
 from tether.errors import TetherError
 
-__all__ = ["SUBCOMMANDS", "main"]
+__all__ = ["SUBCOMMANDS", "build_parser", "main"]
 
 SUBCOMMANDS: list[str] = [
-    "tether.cli._demo",
+    "tether.cli._demo:register",
 ]
-"""Modules that each register one subcommand (`register(subparsers) -> None`)."""
+"""The functions that register the subcommands, as `MODULE:FUNCTION`."""
 
 _USER_ERRORS = (TetherError, OSError)
 """What a command line user can cause: shown as one line, with `--debug` for the traceback."""
@@ -43,9 +45,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--debug", action="store_true", help="show the full traceback when a command fails"
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in SUBCOMMANDS:
-        importlib.import_module(name).register(sub)
+    for spec in SUBCOMMANDS:
+        module, _, function = spec.partition(":")
+        before = set(sub.choices)
+        runner = getattr(importlib.import_module(module), function or "register")(sub)
+        if callable(runner):  # a registrar that returns its command's runner
+            for name in set(sub.choices) - before:
+                sub.choices[name].set_defaults(handler=runner)
     return parser
+
+
+def _handler(args: argparse.Namespace) -> Callable[[argparse.Namespace], Any]:
+    handler: Callable[[argparse.Namespace], Any] | None = getattr(args, "handler", None) or getattr(
+        args, "run", None
+    )
+    assert callable(handler), f"subcommand {args.command!r} registered no handler"
+    return handler
 
 
 def _split_debug(argv: Sequence[str]) -> tuple[list[str], bool]:
@@ -62,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(words)
     args.debug = debug
     try:
-        status: int = args.handler(args)
+        status = int(_handler(args)(args))
     except KeyboardInterrupt:
         print("tether: interrupted", file=sys.stderr)
         return 130
