@@ -15,9 +15,8 @@ from pathlib import Path
 import pytest
 import redis
 
-from conftest import REDIS_URL
-
 ROOT = Path(__file__).parent.parent
+REDIS_URL = os.environ.get("TETHER_TEST_REDIS_URL", "redis://127.0.0.1:6379/13")  # as conftest
 SLICE = [
     "tests/test_examples.py",
     "-k",
