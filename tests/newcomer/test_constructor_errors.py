@@ -166,3 +166,13 @@ def test_configs_raise_config_errors_naming_the_argument(make: Any, match: str) 
 def test_configs_still_load_from_json() -> None:
     assert ReActConfig.model_validate({"max_iters": 3}).max_iters == 3
     assert ContextConfig.model_validate_json('{"trigger_ratio": 0.5}').trigger_ratio == 0.5
+
+
+def test_help_explains_every_argument_of_agent_and_tool() -> None:
+    import inspect
+
+    for func, doc in [(Agent.__init__, Agent.__doc__ or ""), (tool, tool.__doc__ or "")]:
+        assert "Args:" in doc
+        for name in inspect.signature(func).parameters:
+            if name != "self":
+                assert f"{name}:" in doc, f"{func.__qualname__}: {name} is not explained"
