@@ -1,7 +1,7 @@
 """Every example runs, in a temporary folder, with the scripted model (or a local fake server).
 
-Examples write only where they are told (`TETHER_EXAMPLE_DIR`, the working directory, Redis
-db 13 via `REDIS_DB`), so a run leaves `examples/` and Redis db 0 as they were.
+Examples write only where they are told (`TETHER_EXAMPLE_DIR`, the working directory, the
+suite's Redis database via `REDIS_PORT`/`REDIS_DB`), so a run leaves `examples/` and Redis db 0 as they were.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 import pytest_asyncio
@@ -19,6 +20,7 @@ import pytest_asyncio
 from tether.app.storage import RedisStorage
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
+REDIS_URL = os.environ.get("TETHER_TEST_REDIS_URL", "redis://127.0.0.1:6379/13")  # as conftest
 sys.path.insert(0, str(Path(__file__).parent / "model_providers"))
 from provider_replay import ReplayServer  # noqa: E402
 from provider_wire import stream_reply  # noqa: E402
@@ -144,19 +146,21 @@ def scripted_examples() -> list[str]:
 
 def env_for(tmp_path: Path) -> dict[str, str]:
     src = str(EXAMPLES.parent / "src")
+    redis = urlsplit(REDIS_URL)
     return {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")]),
         "TETHER_EXAMPLE_DIR": str(tmp_path),
-        "REDIS_DB": "13",
+        "REDIS_PORT": str(redis.port or 6379),
+        "REDIS_DB": redis.path.strip("/") or "0",
         "COLUMNS": "200",
     }
 
 
 @pytest_asyncio.fixture
-async def seed_redis_db13() -> AsyncIterator[None]:
-    """`seed_redis.py` writes the seed's ids to db 13 here: clear them around the run."""
-    async with RedisStorage(host="127.0.0.1", port=6379, db=13) as storage:
+async def seed_redis_db13(redis_url: str) -> AsyncIterator[None]:
+    """`seed_redis.py` writes the seed's ids to the suite's database: clear them around it."""
+    async with RedisStorage(url=redis_url) as storage:
         await storage.delete_session(*SEED_IDS)
         yield
         await storage.delete_session(*SEED_IDS)

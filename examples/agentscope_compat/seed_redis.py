@@ -4,7 +4,8 @@ Compatibility sample from tether's specification, which follows the AgentScope A
 (AgentScope is the agent framework whose public names tether keeps): the code is the
 specification's, with the package `agentscope` renamed `tether`.
 
-Needs a Redis server at localhost:6379 (`REDIS_DB` picks the database, default 0). A
+Needs a Redis server at localhost:6379 (`REDIS_PORT` and `REDIS_DB` pick another port and
+database). A
 `ScriptedChatModel` replaces the DashScope model, and the session is created with
 `upsert_session` on first use. Run it twice: the second run continues the session.
 
@@ -26,9 +27,9 @@ SESSION_ID = "session_789"
 
 
 async def main():
-    # The specification connects to localhost:6379; REDIS_DB picks another database.
-    db = int(os.environ.get("REDIS_DB", "0"))
-    async with RedisStorage(host="localhost", port=6379, db=db) as storage:
+    # The specification connects to localhost:6379; REDIS_PORT and REDIS_DB pick another.
+    port, db = int(os.environ.get("REDIS_PORT", "6379")), int(os.environ.get("REDIS_DB", "0"))
+    async with RedisStorage(host="localhost", port=port, db=db) as storage:
         # Load the state from storage; if none exists, use a fresh state
         record = await storage.get_session(
             user_id=USER_ID,
