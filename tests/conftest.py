@@ -14,6 +14,7 @@ See `tests/README.md`.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 from collections.abc import AsyncIterator
@@ -111,6 +112,26 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         require_bwrap()
     if item.get_closest_marker("chromium"):
         require_chromium()
+
+
+_SKIP_REASONS = {
+    "REDIS": re.compile(r"\bredis", re.IGNORECASE),
+    "BWRAP": re.compile(r"bubblewrap|\bbwrap\b", re.IGNORECASE),
+    "CHROMIUM": re.compile(r"chromium", re.IGNORECASE),
+}
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Under `TETHER_REQUIRE_<X>=1`, a skip that blames X (from any test's own check) fails."""
+    report = yield
+    if report.skipped and isinstance(report.longrepr, tuple):
+        reason = str(report.longrepr[2])
+        for name, pattern in _SKIP_REASONS.items():
+            if _required(name) and pattern.search(reason):
+                report.outcome = "failed"
+                report.longrepr = f"skipped ({reason}) but TETHER_REQUIRE_{name}=1 is set"
+    return report
 
 
 @pytest.fixture
