@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import contextlib
+import gc
 import io
 import sys
 from collections.abc import Iterator
@@ -18,6 +19,9 @@ from typing import Any
 
 import pytest
 from docs_blocks import MODES, Block, blocks, pages
+
+from tether.agent import Agent
+from tether.model import ChatModelBase
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "model_providers"))
 from provider_replay import ReplayServer
@@ -66,8 +70,22 @@ def test_the_page_runs(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPat
                 except Exception as error:
                     raise AssertionError(f"the block at {block.id} failed: {error!r}") from error
     finally:
+        loop.run_until_complete(close_models(namespace))
         loop.run_until_complete(loop.shutdown_asyncgens())
+        # Finalise dropped SDK clients now, while their loop is open: left to a later GC pass
+        # they run during an unrelated `ast.parse`, which trips a CPython 3.11.7 check.
+        gc.collect()
         loop.close()
+
+
+async def close_models(namespace: dict[str, Any]) -> None:
+    """Close the SDK clients of the models a page made (directly or inside an agent)."""
+    models = [v for v in namespace.values() if isinstance(v, ChatModelBase)]
+    models += [v.model for v in namespace.values() if isinstance(v, Agent)]
+    for model in models:
+        close = getattr(model, "aclose", None)
+        if close is not None:
+            await close()
 
 
 @pytest.mark.parametrize("block", SKIPPED, ids=lambda b: b.id)
