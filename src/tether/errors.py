@@ -5,7 +5,9 @@ TetherError
 ├── ConfigError (ValueError)              a constructor was given something it can't use
 │   ├── UnknownProviderError              `from_string` got an unknown provider prefix
 │   ├── MissingDependencyError (ImportError)  an optional extra is not installed
+│   │   └── MissingProviderError (ModelError)  a provider's SDK is missing (at call time)
 │   ├── SandboxUnavailableError (RuntimeError)  bubblewrap is missing or cannot run
+│   ├── ArgumentError (TypeError)         an argument of the wrong kind, or a wrong call shape
 │   ├── ScriptFileError                   a `ScriptedChatModel` script file is malformed
 │   └── ChatConfigError                   `tether chat` settings (flags, config files) are bad
 ├── InvalidInputError (ValueError)        `reply`/`observe` got input it can't accept
@@ -45,6 +47,7 @@ never appear here: they become error `ToolResultBlock`s the model reads.
 from __future__ import annotations
 
 __all__ = [
+    "ArgumentError",
     "ChatConfigError",
     "ConfigError",
     "ContextOverflowError",
@@ -54,6 +57,7 @@ __all__ = [
     "MCPConnectionError",
     "MCPError",
     "MissingDependencyError",
+    "MissingProviderError",
     "ModelAuthenticationError",
     "ModelError",
     "ModelResponseError",
@@ -252,3 +256,11 @@ class StructuredOutputError(TetherError):
     def __init__(self, message: str, msg: object = None) -> None:
         super().__init__(message)
         self.msg = msg
+
+
+class ArgumentError(ConfigError, TypeError):
+    """A constructor got an argument of the wrong kind; the message shows the right call."""
+
+
+class MissingProviderError(MissingDependencyError, ModelError):
+    """A model provider's SDK is not installed; `except ModelError` catches it too."""

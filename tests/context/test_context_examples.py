@@ -1,4 +1,4 @@
-"""The seed's context samples run (examples/seed_context.py), with a scripted model."""
+"""The seed's context samples run (examples/agentscope_compat/seed_context.py), with a scripted model."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from context_helpers import is_summary_request
 
 from tether.event import ContextCompressedEvent
 
-EXAMPLE = Path(__file__).parents[2] / "examples" / "seed_context.py"
+EXAMPLE = Path(__file__).parents[2] / "examples" / "agentscope_compat" / "seed_context.py"
 
 
 def test_seed_context_sample_runs_as_a_script() -> None:

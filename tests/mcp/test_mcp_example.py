@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-EXAMPLE = Path(__file__).parents[2] / "examples" / "seed_toolkit.py"
+EXAMPLE = Path(__file__).parents[2] / "examples" / "agentscope_compat" / "seed_toolkit.py"
 
 
 def test_seed_toolkit_example_runs() -> None:

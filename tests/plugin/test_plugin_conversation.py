@@ -32,7 +32,7 @@ from tether.message import ToolResultState
 from tether.plugin import Plugin, PluginScheduler
 from tether.state import AgentState
 
-EXAMPLE = Path(__file__).parents[2] / "examples" / "seed_plugin.py"
+EXAMPLE = Path(__file__).parents[2] / "examples" / "agentscope_compat" / "seed_plugin.py"
 ACTIVATION = ["activate_plugin", "extend_plugin_activation"]
 NOTE_TOOLS = ["add_note", "list_notes"]
 

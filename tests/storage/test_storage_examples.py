@@ -12,12 +12,14 @@ import pytest_asyncio
 
 from tether.app.storage import RedisStorage, SQLiteStorage
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "agentscope_compat"
 IDS = ("user_123", "agent_456", "session_789")  # the seed's ids
+REDIS_DB = "13"  # the suite's own database: a developer's sessions in db 0 stay untouched
 
 
 def run(example: str, cwd: Path) -> list[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(EXAMPLES.parent / "src"), *sys.path])}
+    src = str(EXAMPLES.parents[1] / "src")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, *sys.path]), "REDIS_DB": REDIS_DB}
     out = subprocess.run(
         [sys.executable, "-W", "error", str(EXAMPLES / example)],
         cwd=cwd,
@@ -33,7 +35,7 @@ def run(example: str, cwd: Path) -> list[str]:
 @pytest_asyncio.fixture
 async def seed_redis_session() -> AsyncIterator[None]:
     """The sample writes the seed's ids under the default prefix: clear them around the test."""
-    async with RedisStorage(host="127.0.0.1", port=6379) as storage:
+    async with RedisStorage(host="127.0.0.1", port=6379, db=int(REDIS_DB)) as storage:
         await storage.delete_session(*IDS)
         yield
         await storage.delete_session(*IDS)
@@ -44,7 +46,7 @@ async def test_the_redis_sample_creates_then_continues_a_session(
 ) -> None:
     assert run("seed_redis.py", tmp_path) == ["Continuing the previous task.", "saved 2 messages"]
     assert run("seed_redis.py", tmp_path) == ["Continuing the previous task.", "saved 4 messages"]
-    async with RedisStorage(host="localhost", port=6379) as storage:
+    async with RedisStorage(host="localhost", port=6379, db=int(REDIS_DB)) as storage:
         record = await storage.get_session(*IDS)
     assert record is not None and record.version == 2
     assert [m.role for m in record.state.context] == ["user", "assistant"] * 2

@@ -14,6 +14,7 @@ from tether._loop.reasoning import compress_now
 from tether._loop.reply import observe_messages
 from tether._loop.structured import reply_view
 from tether.agent._config import ModelConfig, ReActConfig
+from tether.agent._validate import check_agent_args
 from tether.context import ContextConfig, Offloader
 from tether.event import AgentEvent
 from tether.message import Msg
@@ -40,6 +41,32 @@ class Agent:
     (resume the paused reply), or `None` (continue from the state as it is). Nothing is
     bound at construction: assigning `agent.state = other` switches sessions fully, and
     agents may share a toolkit and a model.
+
+    The permission policy (mode, allow/ask/deny rules, rules the user accepted, work dirs)
+    lives in `state.permission_context`, not on the agent: an `AgentState` is trusted server
+    data, so never build one from what a client sends.
+
+    Args:
+        name: The agent's name; its replies carry it as `Msg.name`.
+        system_prompt: The instructions sent first on every model call (plugins, skills
+            and middleware may add to it).
+        model: The chat model, e.g. `OpenAIChatModel(...)`, `tether.model.from_string(
+            "openai:gpt-4o")`, or `ScriptedChatModel([...])` for tests.
+        toolkit: The tools the model may call (`Toolkit(tools=[...], mcps=[...],
+            skills_or_loaders=[...], plugins=[...])`); none by default.
+        state: The session to continue (default: a fresh `AgentState`). Assign
+            `agent.state` later to switch sessions.
+        offloader: Where compressed messages and truncated tool results are written in
+            full (e.g. `LocalFileOffloader(folder)`); without one they are dropped.
+        middlewares: Hooks around the reply, reasoning, model calls and tools; the first
+            listed is the outermost.
+        model_config: Retries and the fallback model (`ModelConfig`).
+        context_config: When and how the context is compressed (`ContextConfig`).
+        react_config: How the loop iterates (`ReActConfig`, e.g. `max_iters`).
+
+    Raises:
+        ArgumentError: An argument has the wrong kind (a model given as a string, a list
+            given as the toolkit, ...); the message shows the right call.
     """
 
     def __init__(
@@ -55,6 +82,11 @@ class Agent:
         context_config: ContextConfig | None = None,
         react_config: ReActConfig | None = None,
     ) -> None:
+        check_agent_args(
+            name, system_prompt, model, toolkit, state, offloader, middlewares,
+            {"model_config": model_config, "context_config": context_config,
+             "react_config": react_config},
+        )  # fmt: skip
         react, model_defaults, context = _defaults()
         self.name = name
         self.system_prompt = system_prompt

@@ -5,15 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from tether._settings import SettingsModel
 from tether.errors import ConfigError
 from tether.model import ChatModelBase, RetryPolicy
 
 __all__ = ["ModelConfig", "ReActConfig"]
 
 
-class ReActConfig(BaseModel):
+class ReActConfig(SettingsModel):
     """How the reason-act loop iterates."""
 
     model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)

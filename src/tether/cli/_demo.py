@@ -6,6 +6,8 @@ It shows the loop (concurrent read-only tools), a permission pause confirmed by 
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import json
 import tempfile
 from pathlib import Path
@@ -18,9 +20,25 @@ from tether.model import ScriptedChatModel
 from tether.state import AgentState
 from tether.tool import Toolkit, tool
 
-__all__ = ["run_demo"]
+__all__ = ["register", "run_demo"]
 
 call = ScriptedChatModel.tool_call
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `tether demo` to the command line."""
+    demo = sub.add_parser("demo", help="run a scripted agent offline and show its events")
+    demo.add_argument(
+        "--db", default=None, help="SQLite file for the session (default: a temp file)"
+    )
+    demo.add_argument(
+        "--workdir", default=None, help="folder the demo's file tools work in (default: a temp dir)"
+    )
+    demo.set_defaults(handler=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    return asyncio.run(run_demo(db=args.db, workdir=args.workdir))
 
 
 def _toolkit(workdir: Path) -> Toolkit:
@@ -106,6 +124,9 @@ async def run_demo(db: str | None = None, workdir: str | None = None) -> int:
         )
 
     storage = await _storage(db)
+    if storage is not None:
+        async with storage:  # an unusable path fails here, before the demo starts
+            pass
     ids = ("demo-user", "notes-agent", "session-1")
     console.rule("1. a reply that pauses for confirmation")
     agent = agent_for(AgentState())

@@ -1,40 +1,94 @@
-"""`tether` command line: `tether demo` runs the main job offline."""
+"""`tether` command line: one parser, one registering function per subcommand.
+
+Each entry of `SUBCOMMANDS` names a function `MODULE:FUNCTION` (default `register`) that
+takes the subparsers action and adds its parser. It either sets a `handler` (or `run`)
+default, a callable taking the parsed arguments and returning the exit status, or returns
+that callable. Adding a command is one line in that list.
+"""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
+import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
-from tether.cli.chat import add_parser as add_chat_parser
+from tether.errors import TetherError
 
-__all__ = ["main"]
+__all__ = ["SUBCOMMANDS", "build_parser", "main"]
+
+SUBCOMMANDS: list[str] = [
+    "tether.cli._demo:register",
+    "tether.cli.chat:add_parser",
+]
+"""The functions that register the subcommands, as `MODULE:FUNCTION`."""
+
+_USER_ERRORS = (TetherError, OSError)
+"""What a command line user can cause: shown as one line, with `--debug` for the traceback."""
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the `tether` command."""
+def _version() -> str:
+    try:
+        return version("tether")
+    except PackageNotFoundError:  # pragma: no cover  # running from a source tree
+        return "unknown"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The `tether` parser with every subcommand registered."""
     parser = argparse.ArgumentParser(
         prog="tether", description="LLM agents you can trust with real tools."
     )
-    sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="run a scripted agent offline and show its events")
-    demo.add_argument(
-        "--db", default=None, help="SQLite file for the session (default: a temp file)"
+    parser.add_argument("--version", action="version", version=f"tether {_version()}")
+    parser.add_argument(
+        "--debug", action="store_true", help="show the full traceback when a command fails"
     )
-    demo.add_argument(
-        "--workdir", default=None, help="folder the demo's file tools work in (default: a temp dir)"
-    )
-    run_chat = add_chat_parser(sub)
-    args = parser.parse_args(argv)
-    if args.command == "chat":
-        return run_chat(args)
-    if args.command == "demo":
-        from tether.cli._demo import run_demo
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for spec in SUBCOMMANDS:
+        module, _, function = spec.partition(":")
+        before = set(sub.choices)
+        runner = getattr(importlib.import_module(module), function or "register")(sub)
+        if callable(runner):  # a registrar that returns its command's runner
+            for name in set(sub.choices) - before:
+                sub.choices[name].set_defaults(handler=runner)
+    return parser
 
-        return asyncio.run(run_demo(db=args.db, workdir=args.workdir))
-    parser.print_help()  # pragma: no cover
-    return 2  # pragma: no cover
+
+def _handler(args: argparse.Namespace) -> Callable[[argparse.Namespace], Any]:
+    handler: Callable[[argparse.Namespace], Any] | None = getattr(args, "handler", None) or getattr(
+        args, "run", None
+    )
+    assert callable(handler), f"subcommand {args.command!r} registered no handler"
+    return handler
+
+
+def _split_debug(argv: Sequence[str]) -> tuple[list[str], bool]:
+    """`argv` without `--debug` (accepted anywhere before a lone `--`), and whether it was there."""
+    words = list(argv)
+    end = words.index("--") if "--" in words else len(words)
+    debug = "--debug" in words[:end]
+    return [w for i, w in enumerate(words) if i >= end or w != "--debug"], debug
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `tether` command; returns the exit status."""
+    words, debug = _split_debug(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(words)
+    args.debug = debug
+    try:
+        status = int(_handler(args)(args))
+    except KeyboardInterrupt:
+        print("tether: interrupted", file=sys.stderr)
+        return 130
+    except _USER_ERRORS as error:
+        if args.debug:
+            raise
+        message = " ".join(str(error).split()) or type(error).__name__
+        print(f"tether {args.command}: error: {message}", file=sys.stderr)
+        return 1
+    return status
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import ConfigDict, model_validator
 
+from tether._settings import SettingsModel
 from tether.errors import ConfigError
 
 __all__ = ["ContextConfig"]
 
 
-class ContextConfig(BaseModel):
+class ContextConfig(SettingsModel):
     """Context budget settings, as shares of the model's `context_length`.
 
     Defaults: compress when the context passes 80% of the window, keep the most recent

@@ -15,6 +15,7 @@ from tether.message._blocks import (
     ToolResultBlock,
 )
 from tether.message._usage import ChatUsage
+from tether.message._validate import UNSET, check_role_args
 
 __all__ = ["AssistantMsg", "Msg", "Role", "SystemMsg", "UserMsg"]
 
@@ -138,8 +139,10 @@ class Msg(BaseModel):
 
 
 def _role_init(role: Role):  # type: ignore[no-untyped-def]  # returns an __init__
-    def __init__(self: Msg, name: str, content: str | list[Any] = "", **kwargs: Any) -> None:
-        kwargs.pop("role", None)
+    def __init__(
+        self: Msg, name: str = UNSET, content: str | list[Any] = UNSET, **kwargs: Any
+    ) -> None:
+        check_role_args(type(self).__name__, role, name, content, kwargs.pop("role", UNSET))
         Msg.__init__(self, name=name, role=role, content=content, **kwargs)
 
     return __init__

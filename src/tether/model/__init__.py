@@ -3,7 +3,7 @@
 Providers (`DashScopeChatModel`, `OpenAIChatModel`, ...) load their SDK on first use.
 """
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.message import ChatUsage
 from tether.model._assembler import StreamAssembler
@@ -23,6 +23,14 @@ from tether.model._types import (
     ToolChoice,
     UsageDelta,
 )
+
+if TYPE_CHECKING:  # loaded lazily below; imported here for type checkers and the API docs
+    from tether.model._registry import from_string
+    from tether.model.anthropic import AnthropicChatModel
+    from tether.model.dashscope import DashScopeChatModel
+    from tether.model.gemini import GeminiChatModel
+    from tether.model.ollama import OllamaChatModel
+    from tether.model.openai import OpenAIChatModel
 
 __all__ = [
     "AnthropicChatModel",

@@ -55,6 +55,12 @@ def msg_to_deltas(msg: Msg) -> list[ModelDelta]:
     return deltas
 
 
+def _ordinal(n: int) -> str:
+    """`1st`, `2nd`, `3rd`, `4th`, ..., `11th`, `12th`, `13th`, `21st`, ..."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 class ScriptedChatModel(ChatModelBase):
     """Answers each call with the next step of a script, recording every request.
 
@@ -92,7 +98,7 @@ class ScriptedChatModel(ChatModelBase):
         if index >= len(self.responses):
             raise ScriptExhaustedError(
                 f"ScriptedChatModel {self.model_name!r} has {len(self.responses)} responses but "
-                f"was called a {index + 1}th time (call index {index}); add more responses"
+                f"was called a {_ordinal(index + 1)} time (call index {index}); add more responses"
             )
         step = self.responses[index]
         if callable(step) and not isinstance(step, Msg | BaseException):

@@ -10,8 +10,8 @@ from typing import Any, get_type_hints, overload
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from tether.errors import ToolError
 from tether.tool._base import ToolBase, ToolChunk, ToolContext, ToolOutput
+from tether.tool._validate import check_flags, check_function, check_input_model
 
 __all__ = ["FunctionTool", "tool"]
 
@@ -93,13 +93,23 @@ class FunctionTool(ToolBase):
         requires_confirmation: bool = False,
         is_idempotent: bool = False,
     ) -> None:
-        if not callable(func):
-            raise ToolError(f"FunctionTool needs a callable, got {func!r}")
+        check_function(func)
         doc_description, arg_docs = _parse_docstring(func.__doc__ or "")
         self.func = func
         self.name = name or func.__name__
         self.description = description or doc_description or self.name
         self.input_model = _build_input_model(func, arg_docs)
+        check_input_model(self.name, self.input_model)
+        check_flags(
+            self.name,
+            {
+                "is_read_only": is_read_only,
+                "is_concurrency_safe": is_concurrency_safe,
+                "is_external_tool": is_external_tool,
+                "requires_confirmation": requires_confirmation,
+                "is_idempotent": is_idempotent,
+            },
+        )
         self.is_read_only = is_read_only
         self.is_concurrency_safe = is_concurrency_safe
         self.is_external_tool = is_external_tool
@@ -175,7 +185,32 @@ def tool(
     requires_confirmation: bool = False,
     is_idempotent: bool = False,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
-    """Turn a function into a `FunctionTool`; use bare (`@tool`) or with options."""
+    """Turn a function into a `FunctionTool`; use bare (`@tool`) or with options.
+
+    The tool's name is the function's, its description the docstring's text, and each
+    parameter's description comes from a Google-style `Args:` section; the type hints make
+    the JSON schema the model fills in. A parameter annotated `ToolContext` receives the
+    call's context and is hidden from the model. Sync functions run in a worker thread;
+    generators stream their pieces as the tool's output.
+
+    Args:
+        func: The function (when used bare, as `@tool`).
+        name: The name the model calls it by (default: the function's name).
+        description: What the model reads about it (default: the docstring).
+        is_read_only: It changes nothing: it may run in the `explore` permission mode.
+        is_concurrency_safe: Consecutive calls to such tools may run at the same time.
+        is_external_tool: The agent never runs it: the reply pauses with a
+            `RequireExternalExecutionEvent` and the caller sends the result back.
+        requires_confirmation: Every call asks a person first (the reply pauses with a
+            `RequireUserConfirmEvent`), unless a permission rule allows it.
+        is_idempotent: Running it twice is harmless: a call cut off by a crash is run
+            again on continue, instead of getting an "outcome unknown" result.
+
+    Raises:
+        ToolError: `func` is not callable, or a parameter has no JSON schema (a plain
+            class); the message names the tool and the parameter.
+        ArgumentError: A flag is not a bool.
+    """
 
     def wrap(f: Callable[..., Any]) -> FunctionTool:
         return FunctionTool(

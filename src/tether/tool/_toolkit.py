@@ -12,6 +12,7 @@ from tether.errors import ConfigError, DuplicateToolError
 from tether.tool._base import ToolBase
 from tether.tool._function import FunctionTool
 from tether.tool._source import ToolSourceBase
+from tether.tool._validate import check_iterable
 
 __all__ = ["Toolkit", "ToolkitView"]
 
@@ -61,6 +62,10 @@ class Toolkit:
         *,
         plugin_strategies: Mapping[str, str] | None = None,
     ) -> None:
+        check_iterable("tools", tools, "my_tool, ...")
+        check_iterable("mcps", mcps, "MCPClient(...), ...")
+        check_iterable("skills_or_loaders", skills_or_loaders, "'skills/', ...")
+        check_iterable("plugins", plugins, "Plugin(...), ...")
         self._tools: dict[str, ToolBase] = {}
         self._reserved: frozenset[str] = frozenset()  # plugins' tools, offered when awake
         for t in tools or ():

@@ -6,7 +6,7 @@ import json
 from typing import Any, ClassVar
 
 from tether.credential import AnthropicCredential
-from tether.errors import MissingDependencyError, ModelError, ModelRetryableError
+from tether.errors import MissingProviderError, ModelError, ModelRetryableError
 from tether.message import ChatUsage
 from tether.model._types import (
     ChatRequest,
@@ -22,7 +22,7 @@ from tether.model.providers._anthropic_format import (
     format_anthropic_tools,
 )
 from tether.model.providers._base import Opened, ProviderChatModel
-from tether.model.providers._errors import parse_retry_after, status_error
+from tether.model.providers._errors import loaded_sdk, parse_retry_after, status_error
 from tether.model.providers._names import ANTHROPIC_NAMES, ToolNames
 from tether.model.providers._turns import (
     append_hint,
@@ -202,7 +202,7 @@ class AnthropicChatModel(ProviderChatModel[AnthropicCredential]):
         try:
             import anthropic
         except ImportError as error:
-            raise MissingDependencyError("anthropic", "anthropic", "AnthropicChatModel") from error
+            raise MissingProviderError("anthropic", "anthropic", "AnthropicChatModel") from error
         return anthropic.AsyncAnthropic(
             api_key=self._api_key(), base_url=self.base_url, max_retries=0
         )
@@ -246,8 +246,9 @@ class AnthropicChatModel(ProviderChatModel[AnthropicCredential]):
         )
 
     def _map_error(self, error: BaseException) -> ModelError | None:
-        import anthropic
-
+        anthropic = loaded_sdk("anthropic")
+        if anthropic is None:
+            return None
         if isinstance(error, anthropic.APIStatusError):
             body = error.body if isinstance(error.body, dict) else {}
             found = body.get("error")

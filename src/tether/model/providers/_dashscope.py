@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from tether.credential import DashScopeCredential
-from tether.errors import MissingDependencyError, ModelError, ModelRetryableError
+from tether.errors import MissingProviderError, ModelError, ModelRetryableError
 from tether.message import ChatUsage
 from tether.model._types import ChatRequest, NamedToolChoice
 from tether.model.providers._base import Opened, ProviderChatModel
@@ -21,7 +21,7 @@ from tether.model.providers._chat_format import (
     format_tool_choice,
 )
 from tether.model.providers._chat_stream import open_chat_completion
-from tether.model.providers._errors import parse_retry_after, status_error
+from tether.model.providers._errors import loaded_sdk, parse_retry_after, status_error
 from tether.model.providers._names import CHAT_NAMES, ToolNames
 from tether.model.providers._turns import (
     append_hint,
@@ -95,7 +95,7 @@ class DashScopeChatModel(ProviderChatModel[DashScopeCredential]):
         try:
             import dashscope
         except ImportError as error:
-            raise MissingDependencyError("dashscope", "dashscope", "DashScopeChatModel") from error
+            raise MissingProviderError("dashscope", "dashscope", "DashScopeChatModel") from error
         return dashscope.AsyncClient(
             api_key=self._api_key(), base_url=self.base_url, protocol="native", max_retries=0
         )
@@ -136,8 +136,9 @@ class DashScopeChatModel(ProviderChatModel[DashScopeCredential]):
         )
 
     def _map_error(self, error: BaseException) -> ModelError | None:
-        from dashscope.v2 import errors
-
+        errors = loaded_sdk("dashscope.v2.errors")
+        if errors is None:
+            return None
         if isinstance(error, errors.APIConnectionError):  # includes timeouts
             return ModelRetryableError(f"{self.provider} connection failed: {error.message}")
         if not isinstance(error, errors.DashScopeError):

@@ -7,8 +7,10 @@ import email.utils
 import json
 import math
 import re
+import sys
 import time
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from tether.errors import (
     ContextOverflowError,
@@ -23,6 +25,7 @@ from tether.errors import (
 __all__ = [
     "ErrorMapper",
     "is_transport_error",
+    "loaded_sdk",
     "parse_retry_after",
     "redact",
     "status_error",
@@ -40,6 +43,16 @@ _OVERFLOW = re.compile(
     re.IGNORECASE,
 )
 _TRANSPORT_MODULES = ("httpx", "httpx2", "httpcore", "aiohttp", "h11", "anyio")
+
+
+def loaded_sdk(module: str) -> Any:
+    """The SDK module if it is already imported, else `None`; never imports it.
+
+    An error mapper must not import its SDK: when the SDK is missing, the error to map is
+    the `MissingProviderError` itself, and importing again would bury it under a bare
+    `ModuleNotFoundError`. An exception raised by the SDK means the module is loaded.
+    """
+    return sys.modules.get(module)
 
 
 def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:

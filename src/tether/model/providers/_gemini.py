@@ -6,7 +6,7 @@ import json
 from typing import Any, ClassVar
 
 from tether.credential import GeminiCredential
-from tether.errors import MissingDependencyError, ModelError
+from tether.errors import MissingProviderError, ModelError
 from tether.message import ChatUsage
 from tether.model._types import (
     ChatRequest,
@@ -17,7 +17,7 @@ from tether.model._types import (
     UsageDelta,
 )
 from tether.model.providers._base import Opened, ProviderChatModel
-from tether.model.providers._errors import parse_retry_after, status_error
+from tether.model.providers._errors import loaded_sdk, parse_retry_after, status_error
 from tether.model.providers._gemini_format import (
     SIGNATURE_KEY,
     encode_signature,
@@ -28,6 +28,15 @@ from tether.model.providers._names import GEMINI_NAMES, ToolNames
 from tether.model.providers._turns import split_turns
 
 __all__ = ["GeminiChatModel"]
+
+
+def _genai_types() -> Any:
+    """`google.genai.types`, or `MissingProviderError` naming the extra."""
+    try:
+        from google.genai import types
+    except ImportError as error:
+        raise MissingProviderError("google-genai", "gemini", "GeminiChatModel") from error
+    return types
 
 
 def _usage(meta: Any) -> ChatUsage:
@@ -146,7 +155,7 @@ class GeminiChatModel(ProviderChatModel[GeminiCredential]):
             from google import genai
             from google.genai import types
         except ImportError as error:
-            raise MissingDependencyError("google-genai", "gemini", "GeminiChatModel") from error
+            raise MissingProviderError("google-genai", "gemini", "GeminiChatModel") from error
         import httpx
 
         # httpx rather than the SDK's default aiohttp: one transport for every provider,
@@ -166,8 +175,7 @@ class GeminiChatModel(ProviderChatModel[GeminiCredential]):
         return self._params(request, ToolNames(GEMINI_NAMES))
 
     def _params(self, request: ChatRequest, names: ToolNames) -> dict[str, Any]:
-        from google.genai import types
-
+        types = _genai_types()
         system, contents = format_gemini(split_turns(request.messages), names)
         config: dict[str, Any] = {}
         if system:
@@ -201,8 +209,9 @@ class GeminiChatModel(ProviderChatModel[GeminiCredential]):
         return Opened(stream, parser.parse, parser.stopped, parser.finish)
 
     def _map_error(self, error: BaseException) -> ModelError | None:
-        from google.genai import errors
-
+        errors = loaded_sdk("google.genai.errors")
+        if errors is None:
+            return None
         if not isinstance(error, errors.APIError):
             return None
         message = str(error.message or error)

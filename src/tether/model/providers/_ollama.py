@@ -7,7 +7,7 @@ from contextvars import ContextVar
 from typing import Any, ClassVar
 
 from tether.credential import OllamaCredential
-from tether.errors import MissingDependencyError, ModelError
+from tether.errors import MissingProviderError, ModelError
 from tether.message import ChatUsage, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
 from tether.model._types import (
     ChatRequest,
@@ -19,7 +19,7 @@ from tether.model._types import (
 )
 from tether.model.providers._base import Opened, ProviderChatModel
 from tether.model.providers._chat_format import format_chat_tools
-from tether.model.providers._errors import parse_retry_after, status_error
+from tether.model.providers._errors import loaded_sdk, parse_retry_after, status_error
 from tether.model.providers._names import ANY_NAMES, ToolNames
 from tether.model.providers._turns import (
     Turn,
@@ -176,7 +176,7 @@ class OllamaChatModel(ProviderChatModel[OllamaCredential]):
         try:
             import ollama
         except ImportError as error:
-            raise MissingDependencyError("ollama", "ollama", "OllamaChatModel") from error
+            raise MissingProviderError("ollama", "ollama", "OllamaChatModel") from error
         key = self.credential.get_api_key()
         headers = {"Authorization": f"Bearer {key}"} if key else None
         hooks = {"response": [_note_retry_after]}
@@ -208,8 +208,9 @@ class OllamaChatModel(ProviderChatModel[OllamaCredential]):
         return Opened(chunks, parser.parse, parser.stopped)
 
     def _map_error(self, error: BaseException) -> ModelError | None:
-        import ollama
-
+        ollama = loaded_sdk("ollama")
+        if ollama is None:
+            return None
         if isinstance(error, ollama.ResponseError):
             hint = "set `OllamaCredential(api_key=...)` or OLLAMA_API_KEY for a hosted server"
             # An `{"error": ...}` line inside a stream has no status (the SDK says -1): the

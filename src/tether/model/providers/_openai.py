@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from tether.credential import OpenAICredential
-from tether.errors import MissingDependencyError, ModelError, ModelRetryableError
+from tether.errors import MissingProviderError, ModelError, ModelRetryableError
 from tether.message import ChatUsage
 from tether.model._types import ChatRequest
 from tether.model.providers._base import Opened, ProviderChatModel
@@ -16,7 +16,7 @@ from tether.model.providers._chat_format import (
     format_tool_choice,
 )
 from tether.model.providers._chat_stream import extra, open_chat_completion
-from tether.model.providers._errors import parse_retry_after, status_error
+from tether.model.providers._errors import loaded_sdk, parse_retry_after, status_error
 from tether.model.providers._names import CHAT_NAMES, ToolNames
 from tether.model.providers._turns import split_turns
 
@@ -83,7 +83,7 @@ class OpenAIChatModel(ProviderChatModel[OpenAICredential]):
         try:
             import openai
         except ImportError as error:
-            raise MissingDependencyError("openai", "openai", "OpenAIChatModel") from error
+            raise MissingProviderError("openai", "openai", "OpenAIChatModel") from error
         key = self.credential.get_api_key()
         if key is None:
             # A self-hosted endpoint (vLLM, llama.cpp) often needs no key; OpenAI does.
@@ -135,8 +135,9 @@ def map_openai_error(
     error: BaseException, provider: str, how_to_fix: str, *, model: str | None = None
 ) -> ModelError | None:
     """The tether error for an `openai` SDK exception."""
-    import openai
-
+    openai = loaded_sdk("openai")
+    if openai is None:
+        return None
     if isinstance(error, openai.APIStatusError):
         body = error.body if isinstance(error.body, dict) else {}
         inner = body.get("error", body) if isinstance(body.get("error", body), dict) else body
