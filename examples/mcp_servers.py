@@ -6,6 +6,11 @@
 as `mcp__<name>__<tool>`, which is also the name permission rules use. A stateful client
 keeps one session open: open and close it with `async with`.
 
+A server's tool annotations (`readOnlyHint`, …) are the server's claims: by default tether
+asks before every MCP call unless a rule allows it. `trust_annotations=True` lets a server
+you trust — like this one, which is this very file — have its read-only tools run without
+asking.
+
 This script is its own MCP server: run with `--serve`, it speaks MCP on stdin/stdout with
 the official `mcp` SDK (`pip install 'tether[mcp]'`).
 
@@ -43,6 +48,7 @@ async def main() -> None:
         name="clock",
         is_stateful=True,
         mcp_config=StdioMCPConfig(command=sys.executable, args=[__file__, "--serve"]),
+        trust_annotations=True,  # our own server: its readOnlyHint may auto-allow the call
     )
     model = ScriptedChatModel(
         [

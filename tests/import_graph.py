@@ -43,8 +43,16 @@ def _imports(node: ast.AST) -> Iterator[str]:
             yield from (a.name for a in sub.names)
 
 
+ROOT_HELPERS = {p.stem for p in SRC.glob("_*.py") if not p.stem.startswith("__")}
+"""Private modules directly under `tether/` (`_ids`, `_settings`, …): ground-level helpers
+every package may use, not another package's internals."""
+
+
 def _is_private(module: str) -> bool:
-    return any(part.startswith("_") and not part.startswith("__") for part in module.split(".")[1:])
+    parts = module.split(".")
+    if len(parts) >= 2 and parts[1] in ROOT_HELPERS:
+        return False
+    return any(part.startswith("_") and not part.startswith("__") for part in parts[1:])
 
 
 def build() -> Graph:
@@ -67,7 +75,7 @@ def build() -> Graph:
                     continue
                 if target != mine:
                     graph.edges.setdefault(mine, set()).add(target)
-                    if _is_private(module) and not module.startswith("tether._ids"):
+                    if _is_private(module):
                         graph.private.append((str(path.relative_to(SRC)), module))
     return graph
 

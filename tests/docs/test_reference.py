@@ -33,8 +33,10 @@ PAGES = {  # package → its reference page (docs/reference/<page>.md)
     "tether.app.storage": "storage",
     "tether.middleware": "middleware",
     "tether.errors": "errors",
+    "tether.testing": "testing",
     "tether.testing.storage_conformance": "testing",
     "tether.cli": "cli",
+    "tether.cli.chat": "cli",
 }
 ALIASES = ("tether.model.",)
 """Modules whose names are re-exported by a package above (documented there)."""
