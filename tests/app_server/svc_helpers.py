@@ -83,6 +83,7 @@ class ProcessServer:
     args: list[str]
     env: dict[str, str]
     log_path: Path
+    cwd: Path = HERE
 
     def __post_init__(self) -> None:
         self.port = free_port()
@@ -94,7 +95,7 @@ class ProcessServer:
         cmd += ["serve", "--port", str(self.port), *self.args]
         self._log = open(self.log_path, "ab")  # closed in stop()
         self.proc = subprocess.Popen(
-            cmd, cwd=HERE, env=self.env, stdout=self._log, stderr=subprocess.STDOUT
+            cmd, cwd=self.cwd, env=self.env, stdout=self._log, stderr=subprocess.STDOUT
         )
         deadline = time.monotonic() + 30
         while True:
@@ -120,7 +121,8 @@ class ProcessServer:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        self._log.close()
+        if not self._log.closed:
+            self._log.close()
 
 
 def server_env(test_dir: Path, **extra: str) -> dict[str, str]:
