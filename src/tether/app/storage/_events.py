@@ -159,8 +159,8 @@ class EventLogBase(ABC):
         """The sequence number of the session's last entry (0 if none)."""
 
     @abstractmethod
-    async def wait(self, key: LogKey, after: int, seconds: float) -> None:
-        """Return once an entry above `after` may exist, or after `seconds`."""
+    async def wait(self, key: LogKey, after: int, seconds: float) -> bool:
+        """Return True once an entry above `after` may exist; False after `seconds`."""
 
     @abstractmethod
     async def delete(self, key: LogKey) -> None:

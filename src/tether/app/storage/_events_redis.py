@@ -223,13 +223,14 @@ class RedisEventLog(EventLogBase):
             raise self._down(exc) from exc
         return int(value or 0)
 
-    async def wait(self, key: LogKey, after: int, seconds: float) -> None:
+    async def wait(self, key: LogKey, after: int, seconds: float) -> bool:
         """Block on the stream until an entry above `after` arrives (or the timeout)."""
         ms = max(1, int(min(seconds, self.block) * 1000))
         try:
-            await self._client.xread({self.keys(key)[2]: f"{after}-1"}, count=1, block=ms)
+            got = await self._client.xread({self.keys(key)[2]: f"{after}-1"}, count=1, block=ms)
         except self._errors as exc:
             raise self._down(exc) from exc
+        return bool(got)
 
     async def delete(self, key: LogKey) -> None:
         """Remove the log, lease and binding (the counters stay, see `SQLiteEventLog`)."""

@@ -57,6 +57,7 @@ class SQLiteEventLog(EventLogBase):
         self._db: sqlite3.Connection | None = None
         self._pool: ThreadPoolExecutor | None = None
         self._signals: dict[LogKey, asyncio.Event] = {}
+        self._last: dict[LogKey, int] = {}  # last seq this process wrote, per session
 
     def __repr__(self) -> str:
         return f"SQLiteEventLog({self.path!r})"
@@ -115,7 +116,11 @@ class SQLiteEventLog(EventLogBase):
 
         return run
 
-    def _signal(self, key: LogKey) -> None:
+    def _signal(self, key: LogKey, seq: int | None = None) -> None:
+        if seq is None:
+            self._last.pop(key, None)
+        else:
+            self._last[key] = seq
         event = self._signals.pop(key, None)
         if event is not None:
             event.set()
@@ -220,17 +225,17 @@ class SQLiteEventLog(EventLogBase):
             return seq
 
         seq = await self._run(self._tx(run))
-        self._signal(lease.key)
+        self._signal(lease.key, seq)
         return seq
 
     async def release(self, lease: Lease, *, mark_end: bool = True) -> None:
         """Give the lease back and log the end marker (no-op if it was taken over)."""
 
-        def run(db: sqlite3.Connection) -> None:
+        def run(db: sqlite3.Connection) -> int | None:
             try:
                 last, _ = self._check(db, lease)
             except LeaseLostError:
-                return
+                return None
             if mark_end:
                 db.execute(
                     "INSERT INTO tether_events (user_id, session_id, seq, type, data)"
@@ -243,9 +248,9 @@ class SQLiteEventLog(EventLogBase):
                 f" last_seq = ? WHERE {_HEAD}",
                 (last, *_ids(lease.key)),
             )
+            return last
 
-        await self._run(self._tx(run))
-        self._signal(lease.key)
+        self._signal(lease.key, await self._run(self._tx(run)))
 
     async def active(self, key: LogKey) -> ActiveRun | None:
         """The run holding an unexpired lease, if any."""
@@ -293,22 +298,22 @@ class SQLiteEventLog(EventLogBase):
         row = await self._run(lambda: self._head(key, "last_seq"))
         return 0 if row is None else int(str(row[0]))
 
-    async def wait(self, key: LogKey, after: int, seconds: float) -> None:
+    async def wait(self, key: LogKey, after: int, seconds: float) -> bool:
         """Wake on an append by this process, or poll the file for other processes'."""
         deadline = time.monotonic() + seconds
         while True:
             signal = self._signals.setdefault(key, asyncio.Event())
-            row = await self._run(lambda: self._head(key, "last_seq"))
-            if row is None or int(str(row[0])) > after:
-                return
+            if self._last.get(key, 0) > after:
+                return True
             left = deadline - time.monotonic()
             if left <= 0:
-                return
+                return False
             try:
                 await asyncio.wait_for(signal.wait(), min(left, _POLL))
-                return
+                return True
             except TimeoutError:
-                continue
+                if await self.last_seq(key) > after:  # written by another process
+                    return True
 
     async def delete(self, key: LogKey) -> None:
         """Remove the log, lease and binding of a session.
