@@ -109,7 +109,8 @@ class Runs:
         storage: Where sessions live.
         events: The event log and leases (same backend as `storage`).
         lease_ttl: Seconds a lease lives without renewal (a dead worker's lease expires
-            after this; renewed every `lease_ttl / 3` or 0.5 s, whichever is shorter).
+            after this; renewed every `lease_ttl / 3` or 2 s, whichever is shorter; an
+            interrupt asked on another worker lands at the next renewal).
     """
 
     def __init__(
@@ -317,7 +318,7 @@ class Runs:
         await self.storage.update_session_state(*run.ref.ids, run.agent.state)
 
     async def _heartbeat(self, run: _Run) -> None:
-        every = min(self.lease_ttl / 3, 0.5)
+        every = min(self.lease_ttl / 3, 2.0)
         while True:
             await asyncio.sleep(every)
             try:
