@@ -10,8 +10,7 @@ from svc_agents import make_agent
 from svc_helpers import SSE, ThreadServer, new_session, plan, sse, stream_reply
 
 from tether.app.server import create_app
-from tether.app.storage import SQLiteStorage
-from tether.app.storage._events_sqlite import SQLiteEventLog
+from tether.app.storage import SQLiteEventLog, SQLiteStorage
 
 schemathesis = pytest.importorskip("schemathesis")
 

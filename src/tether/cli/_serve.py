@@ -152,9 +152,7 @@ def _agents(config: dict[str, Any]) -> Any:
 
 def _storage(url: str, prefix: str) -> tuple[Any, Any]:
     from tether.app.server import events_path
-    from tether.app.storage import RedisStorage, SQLiteStorage
-    from tether.app.storage._events_redis import RedisEventLog
-    from tether.app.storage._events_sqlite import SQLiteEventLog
+    from tether.app.storage import RedisEventLog, RedisStorage, SQLiteEventLog, SQLiteStorage
     from tether.errors import ConfigError
 
     if url.startswith(("redis://", "rediss://")):

@@ -17,8 +17,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 
 from tether.agent import Agent
-from tether.app.storage import StorageBase
-from tether.app.storage._events import EventLogBase, Lease, LogItem, LogKey
+from tether.app.storage import EventLogBase, Lease, LogItem, LogKey, StorageBase
 from tether.errors import (
     InvalidInputError,
     LeaseLostError,
