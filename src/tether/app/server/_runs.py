@@ -222,9 +222,10 @@ class Runs:
                     with suppress(TetherError):  # keep the state as the failure left it
                         await self._save(run)
         finally:
+            # Never wait long for the heartbeat: a renewal cut off mid-command can take the
+            # client's socket timeout to unwind, and the lease is released below anyway.
             heart.cancel()
-            with suppress(asyncio.CancelledError):
-                await heart
+            await asyncio.wait({heart}, timeout=1.0)
             await self._finish(run)
 
     async def _drive(self, run: _Run) -> None:
