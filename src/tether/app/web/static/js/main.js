@@ -1,0 +1,314 @@
+// The app: wires the session list, the conversation, the pending panel and the composer to
+// the HTTP API. Everything the page shows comes from the API's JSON and its event stream.
+
+import { ApiError, AuthRequired, json, request, setApiKey } from "./api.js";
+import { PendingPanel } from "./confirm.js";
+import { Conversation, firstTokenTimings } from "./conversation.js";
+import { badgeText, renderSessions } from "./sessions.js";
+import { Follower } from "./stream.js";
+import { Status } from "./status.js";
+
+const $ = (id) => document.getElementById(id);
+const AGENT_KEY = "tether.agent";
+
+class App {
+  constructor() {
+    this.agents = [];
+    this.sessions = [];
+    this.sessionId = null;
+    this.status = "idle";
+    this.follower = null;
+    this.authWaiters = null;
+    this.conversation = new Conversation($("conversation"), {
+      onUsage: (usage) => this.bar.usage(usage),
+      onPlugin: (ev) => this.bar.plugin(ev),
+    });
+    this.pending = new PendingPanel($("pending"), (event) => this.resume(event));
+    this.bar = new Status();
+  }
+
+  async start() {
+    this.bindUi();
+    await this.withAuth(() => this.loadAgents());
+    await this.loadSessions();
+    const wanted = decodeURIComponent(location.hash.replace(/^#\/?s\//, ""));
+    const first = this.sessions.find((s) => s.session_id === wanted) || this.sessions[0];
+    if (first) await this.select(first.session_id);
+    else this.showEmpty();
+    setInterval(() => document.visibilityState === "visible" && this.loadSessions().catch(() => {}), 5000);
+  }
+
+  bindUi() {
+    const box = $("message");
+    $("composer").addEventListener("submit", (e) => {
+      e.preventDefault();
+      this.send();
+    });
+    box.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+        e.preventDefault();
+        this.send();
+      }
+    });
+    document.addEventListener("keydown", (e) => {
+      if (e.key === "Escape" && !$("stop").disabled && !document.querySelector("dialog[open]")) this.stop();
+    });
+    $("stop").onclick = () => this.stop();
+    $("new-session").onclick = () => this.guard(() => this.createSession());
+    $("agent-picker").onchange = (e) => this.guard(() => this.pickAgent(e.target.value));
+    $("menu-toggle").onclick = () => {
+      const open = document.body.classList.toggle("nav-open");
+      $("menu-toggle").setAttribute("aria-expanded", String(open));
+    };
+    $("auth-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      setApiKey($("api-key").value.trim());
+      $("auth-dialog").close();
+      const waiters = this.authWaiters || [];
+      this.authWaiters = null;
+      for (const resolve of waiters) resolve();
+    });
+  }
+
+  /** Run `fn`; on 401 ask for a key and run it again. */
+  async withAuth(fn) {
+    for (;;) {
+      try {
+        return await fn();
+      } catch (err) {
+        if (!(err instanceof AuthRequired)) throw err;
+        await this.askKey(err);
+      }
+    }
+  }
+
+  askKey() {
+    const had = Boolean(sessionStorage.getItem("tether.apiKey"));
+    $("auth-message").textContent = had
+      ? "The server refused that API key (401 Unauthorized). Enter a valid key."
+      : "This server needs an API key (it answered 401 Unauthorized).";
+    setApiKey("");
+    if (!$("auth-dialog").open) $("auth-dialog").showModal();
+    return new Promise((resolve) => (this.authWaiters ||= []).push(resolve));
+  }
+
+  /** Run a UI action; show its error instead of losing it. */
+  async guard(fn) {
+    try {
+      await this.withAuth(fn);
+    } catch (err) {
+      this.bar.error(err instanceof ApiError ? err.message : String(err.message || err));
+    }
+  }
+
+  async loadAgents() {
+    const body = await json("GET", "/v1/agents");
+    this.agents = Array.isArray(body) ? body : body.agents || [];
+    const picker = $("agent-picker");
+    picker.replaceChildren(
+      ...this.agents.map((a) => {
+        const o = document.createElement("option");
+        o.value = a.id;
+        o.textContent = a.name && a.name !== a.id ? `${a.name} (${a.id})` : a.id;
+        if (a.description) o.title = a.description;
+        return o;
+      }),
+    );
+    const saved = localStorage.getItem(AGENT_KEY);
+    this.agentId = this.agents.some((a) => a.id === saved) ? saved : this.agents[0]?.id;
+    picker.value = this.agentId || "";
+    this.bar.agent(this.agents.find((a) => a.id === this.agentId));
+  }
+
+  async pickAgent(id) {
+    this.agentId = id;
+    localStorage.setItem(AGENT_KEY, id);
+    this.bar.agent(this.agents.find((a) => a.id === id));
+    await this.loadSessions();
+    if (this.sessions[0]) await this.select(this.sessions[0].session_id);
+    else this.showEmpty();
+  }
+
+  async loadSessions() {
+    if (!this.agentId) return;
+    const body = await this.withAuth(() => json("GET", `/v1/sessions?agent_id=${encodeURIComponent(this.agentId)}`));
+    const list = Array.isArray(body) ? body : body.sessions || body.items || [];
+    list.sort((a, b) => String(b.updated_at || b.created_at || "").localeCompare(String(a.updated_at || a.created_at || "")));
+    this.sessions = list;
+    const mine = list.find((s) => s.session_id === this.sessionId);
+    if (mine && this.follower?.busy) mine.status = this.status; // the stream knows better
+    this.renderSessions();
+    if (mine && !this.follower?.busy && mine.status !== "idle" && this.status === "idle") {
+      await this.select(mine.session_id); // a reply started elsewhere (another tab): join it
+    }
+  }
+
+  renderSessions() {
+    renderSessions($("session-list"), this.sessions, this.sessionId, {
+      onSelect: (id) => this.guard(() => this.select(id)),
+      onDelete: (id, title) => this.guard(() => this.deleteSession(id, title)),
+    });
+  }
+
+  showEmpty() {
+    this.sessionId = null;
+    this.conversation.clear();
+    this.pending.clear();
+    const p = document.createElement("p");
+    p.className = "empty";
+    p.textContent = "No session yet: write a message to start one.";
+    $("conversation").append(p);
+    this.setStatus("idle");
+  }
+
+  async createSession() {
+    const session = await json("POST", "/v1/sessions", { agent_id: this.agentId });
+    this.sessions.unshift(session);
+    await this.select(session.session_id);
+    $("message").focus();
+    return session;
+  }
+
+  async deleteSession(id, title) {
+    if (!confirm(`Delete ${title}? Its conversation is removed for good.`)) return;
+    await request("DELETE", `/v1/sessions/${encodeURIComponent(id)}`);
+    this.sessions = this.sessions.filter((s) => s.session_id !== id);
+    if (id === this.sessionId) {
+      if (this.sessions[0]) await this.select(this.sessions[0].session_id);
+      else this.showEmpty();
+    }
+    this.renderSessions();
+  }
+
+  async select(id) {
+    this.follower?.close();
+    this.sessionId = id;
+    history.replaceState(null, "", `#/s/${encodeURIComponent(id)}`);
+    document.body.classList.remove("nav-open");
+    this.pending.clear();
+    this.bar.reset();
+    const path = `/v1/sessions/${encodeURIComponent(id)}`;
+    const session = await json("GET", path);
+    const messages = await json("GET", `${path}/messages?limit=200`);
+    if (this.sessionId !== id) return;
+    this.conversation.showMessages(Array.isArray(messages) ? messages : messages.messages || messages.items || []);
+    this.follower = this.newFollower(id);
+    this.setStatus(session.status);
+    if (session.status && session.status !== "idle") this.follow(null); // join: replay the log
+  }
+
+  newFollower(id) {
+    return new Follower(id, {
+      onBatch: (events, arrived) => this.onBatch(id, events, arrived),
+      onConnection: (state) => this.bar.connection(state),
+      onIdle: () => this.setStatus("idle"),
+      onAuth: (err) => this.askKey(err),
+    });
+  }
+
+  follow(response) {
+    const follower = this.follower;
+    follower.busy = true;
+    return follower
+      .follow(response)
+      .catch((err) => this.bar.error(err.message || String(err)))
+      .finally(() => (follower.busy = false));
+  }
+
+  onBatch(id, events, arrived) {
+    if (id !== this.sessionId) return;
+    this.conversation.batchArrived = arrived;
+    for (const ev of events) {
+      if (ev.type === "require_user_confirm") this.pending.showConfirm(ev);
+      else if (ev.type === "require_external_execution") this.pending.showExternal(ev);
+      else if (this.pending.active && !ev.type.endsWith("_result") && ev.type !== "user_interrupt") this.pending.clear();
+      this.conversation.apply(ev);
+      this.setStatus(statusAfter(ev, this.status));
+    }
+    this.conversation.flush();
+  }
+
+  setStatus(status) {
+    this.status = status || "idle";
+    $("stop").disabled = this.status === "idle";
+    document.body.dataset.status = this.status;
+    const session = this.sessions.find((s) => s.session_id === this.sessionId);
+    if (session && session.status !== this.status) {
+      session.status = this.status;
+      const badge = document.querySelector(`#session-list li[data-session-id="${CSS.escape(this.sessionId)}"] .badge`);
+      if (badge) {
+        badge.className = `badge ${this.status}`;
+        badge.textContent = badgeText(this.status);
+      } else this.renderSessions();
+    }
+  }
+
+  async send() {
+    const box = $("message");
+    const text = box.value;
+    if (!text.trim()) return;
+    if (this.status !== "idle") {
+      this.bar.error(this.status === "running" ? "A reply is running: wait for it or press Stop." : "The agent is waiting for you: answer the pending call first.");
+      return;
+    }
+    await this.guard(async () => {
+      if (!this.sessionId) await this.createSession();
+      box.value = "";
+      this.conversation.addUserText(text);
+      this.setStatus("running");
+      await this.postReply({ role: "user", content: text }, () => (box.value ||= text));
+    });
+  }
+
+  /** Post a reply input (a message or a resume event) and follow its SSE answer. */
+  async postReply(input, undo) {
+    let res;
+    try {
+      res = await request("POST", `/v1/sessions/${encodeURIComponent(this.sessionId)}/replies`, {
+        body: { input },
+        accept: "text/event-stream",
+      });
+    } catch (err) {
+      if (err instanceof ApiError || err instanceof AuthRequired) {
+        undo?.();
+        const session = await json("GET", `/v1/sessions/${encodeURIComponent(this.sessionId)}`).catch(() => null);
+        this.setStatus(session?.status || "idle");
+        throw err;
+      }
+      this.bar.connection("reconnecting"); // the request may have reached the server: follow the log
+      return this.follow(null);
+    }
+    return this.follow(res);
+  }
+
+  async resume(event) {
+    await this.withAuth(() => this.postReply(event));
+  }
+
+  async stop() {
+    if (!this.sessionId || this.status === "idle") return;
+    const wasPaused = this.status !== "running";
+    await this.guard(async () => {
+      await request("POST", `/v1/sessions/${encodeURIComponent(this.sessionId)}/interrupt`);
+      if (wasPaused) await this.follow(null);
+    });
+  }
+}
+
+function statusAfter(ev, current) {
+  switch (ev.type) {
+    case "reply_end":
+    case "error":
+      return "idle";
+    case "require_user_confirm":
+      return "awaiting_confirmation";
+    case "require_external_execution":
+      return current === "awaiting_confirmation" ? current : "awaiting_external";
+    default:
+      return ev.type.endsWith("_result") || ev.type === "user_interrupt" ? current : "running";
+  }
+}
+
+const app = new App();
+window.tether = { app, firstTokenTimings };
+app.start().catch((err) => app.bar.error(err.message || String(err)));
