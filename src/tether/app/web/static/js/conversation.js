@@ -128,26 +128,36 @@ export class Conversation {
     this.scroll(true);
   }
 
-  addMessage(msg) {
+  /** Render older messages above what is shown. */
+  prependMessages(msgs) {
+    const anchor = this.root.firstChild;
+    const height = this.root.scrollHeight;
+    for (const msg of msgs) this.addMessage(msg, anchor);
+    this.root.scrollTop += this.root.scrollHeight - height;
+  }
+
+  addMessage(msg, before = null) {
     if (msg.role === "assistant") {
-      this.view(msg.id).fromMsg(msg);
+      const view = this.view(msg.id);
+      view.fromMsg(msg);
+      if (before) this.root.insertBefore(view.el, before);
     } else if (msg.role === "user") {
       const text = (msg.content || [])
         .map((b) => (b.type === "text" ? b.text : b.type === "tool_result" ? outputText(b.output) : ""))
         .filter(Boolean)
         .join("\n");
-      if (text) this.addUserText(text, msg.id);
+      if (text) this.addUserText(text, msg.id, before);
     }
   }
 
   /** Show a message the user sent. */
-  addUserText(text, id) {
+  addUserText(text, id, before = null) {
     const div = document.createElement("div");
     div.className = "msg user";
     if (id) div.dataset.msgId = id;
     div.append(renderMarkdown(text));
-    this.root.append(div);
-    this.scroll(true);
+    this.root.insertBefore(div, before);
+    if (!before) this.scroll(true);
   }
 
   view(id) {

@@ -10,6 +10,7 @@ import { Status } from "./status.js";
 
 const $ = (id) => document.getElementById(id);
 const AGENT_KEY = "tether.agent";
+const PAGE = 100; // messages per page
 
 class App {
   constructor() {
@@ -33,6 +34,7 @@ class App {
     await this.loadSessions();
     const wanted = decodeURIComponent(location.hash.replace(/^#\/?s\//, ""));
     const first = this.sessions.find((s) => s.session_id === wanted) || this.sessions[0];
+    if (this.sessionId) return; // the user already picked or made one meanwhile
     if (first) await this.select(first.session_id);
     else this.showEmpty();
     setInterval(() => document.visibilityState === "visible" && this.loadSessions().catch(() => {}), 5000);
@@ -133,6 +135,7 @@ class App {
     if (!this.agentId) return;
     const body = await this.withAuth(() => json("GET", `/v1/sessions?agent_id=${encodeURIComponent(this.agentId)}`));
     const list = Array.isArray(body) ? body : body.sessions || body.items || [];
+    await withStatuses(list.slice(0, 30));
     list.sort((a, b) => String(b.updated_at || b.created_at || "").localeCompare(String(a.updated_at || a.created_at || "")));
     this.sessions = list;
     const mine = list.find((s) => s.session_id === this.sessionId);
@@ -161,8 +164,10 @@ class App {
     this.setStatus("idle");
   }
 
-  async createSession() {
-    const session = await json("POST", "/v1/sessions", { agent_id: this.agentId });
+  async createSession(title) {
+    const body = { agent_id: this.agentId };
+    if (title) body.metadata = { title: title.slice(0, 60) };
+    const session = await json("POST", "/v1/sessions", body);
     this.sessions.unshift(session);
     await this.select(session.session_id);
     $("message").focus();
@@ -183,18 +188,42 @@ class App {
   async select(id) {
     this.follower?.close();
     this.sessionId = id;
+    this.renderSessions();
     history.replaceState(null, "", `#/s/${encodeURIComponent(id)}`);
     document.body.classList.remove("nav-open");
     this.pending.clear();
     this.bar.reset();
     const path = `/v1/sessions/${encodeURIComponent(id)}`;
     const session = await json("GET", path);
-    const messages = await json("GET", `${path}/messages?limit=200`);
+    const page = await json("GET", `${path}/messages?limit=${PAGE}`);
     if (this.sessionId !== id) return;
-    this.conversation.showMessages(Array.isArray(messages) ? messages : messages.messages || messages.items || []);
+    this.conversation.showMessages(page.messages || []);
+    this.showEarlier(id, page.next_before);
     this.follower = this.newFollower(id);
     this.setStatus(session.status);
-    if (session.status && session.status !== "idle") this.follow(null); // join: replay the log
+    if (session.status && session.status !== "idle") {
+      this.follow(null); // join the reply in progress: replay the log, then follow it
+    } else {
+      this.follower.lastSeq = session.last_event_id || 0;
+    }
+  }
+
+  /** A "Load earlier messages" button while the conversation has older pages. */
+  showEarlier(id, before) {
+    if (before === null || before === undefined) return;
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "earlier";
+    button.textContent = "Load earlier messages";
+    button.onclick = () =>
+      this.guard(async () => {
+        const page = await json("GET", `/v1/sessions/${encodeURIComponent(id)}/messages?limit=${PAGE}&before=${before}`);
+        if (this.sessionId !== id) return;
+        button.remove();
+        this.conversation.prependMessages(page.messages || []);
+        this.showEarlier(id, page.next_before);
+      });
+    $("conversation").prepend(button);
   }
 
   newFollower(id) {
@@ -252,7 +281,7 @@ class App {
       return;
     }
     await this.guard(async () => {
-      if (!this.sessionId) await this.createSession();
+      if (!this.sessionId) await this.createSession(text.trim().split("\n")[0]);
       box.value = "";
       this.conversation.addUserText(text);
       this.setStatus("running");
@@ -293,6 +322,21 @@ class App {
       if (wasPaused) await this.follow(null);
     });
   }
+}
+
+/** Fill in `status` of listed sessions that lack it (GET each one). */
+async function withStatuses(list) {
+  await Promise.all(
+    list
+      .filter((s) => !s.status)
+      .map(async (s) => {
+        try {
+          s.status = (await json("GET", `/v1/sessions/${encodeURIComponent(s.session_id)}`)).status;
+        } catch (err) {
+          if (err instanceof AuthRequired) throw err;
+        }
+      }),
+  );
 }
 
 function statusAfter(ev, current) {

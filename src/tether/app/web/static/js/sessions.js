@@ -15,7 +15,9 @@ export function badgeText(status) {
 function title(session) {
   const meta = session.metadata || {};
   if (typeof meta.title === "string" && meta.title) return meta.title;
-  return `Session ${String(session.session_id).slice(0, 8)}`;
+  const when = new Date(session.created_at);
+  if (Number.isNaN(when.getTime())) return `Session ${String(session.session_id).slice(0, 8)}`;
+  return when.toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
 }
 
 /** Render `sessions` into the list `root`; `current` is highlighted. */

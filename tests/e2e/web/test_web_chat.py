@@ -1,0 +1,243 @@
+"""The web UI against a real `tether serve`: chat, streaming, tool cards, confirmations."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from web_agents import PART_ONE, PART_TWO
+from webui import ROOT, UI, PageErrors, Server, artifacts_dir
+
+pytest.importorskip("playwright")
+from playwright.sync_api import expect
+
+
+def open_chat(ui: UI, server: Server) -> Any:
+    """A page on a fresh session of the helper agent."""
+    page = ui.page(server.url)
+    page.get_by_role("button", name="New session").click()
+    expect(page.locator("#session-list [aria-current=page]")).to_be_visible()
+    return page
+
+
+def send(page: Any, text: str) -> None:
+    """Type `text` into the Message box and press Enter."""
+    box = page.get_by_role("textbox", name="Message")
+    box.fill(text)
+    box.press("Enter")
+
+
+def conversation(page: Any) -> Any:
+    return page.get_by_role("region", name="Conversation")
+
+
+def test_send_message_streams_markdown(ui: UI, server: Server) -> None:
+    page = open_chat(ui, server)
+    box = page.get_by_role("textbox", name="Message")
+    box.type("first line")
+    box.press("Shift+Enter")
+    box.type("hello there")
+    assert box.input_value() == "first line\nhello there"  # Shift+Enter did not send
+    box.press("Enter")
+    chat = conversation(page)
+    expect(chat.locator(".msg.user")).to_contain_text("hello there")
+    expect(chat).to_contain_text("That is all.")
+    expect(chat.locator("strong")).to_have_text("tether")
+    expect(chat.locator("pre code .tok-keyword").first).to_have_text("def")
+    expect(chat.locator("pre code .tok-comment")).to_have_text("# friendly")
+    expect(chat.locator("li")).to_have_text(["one", "two"])
+    expect(page.get_by_role("button", name="Stop")).to_be_disabled()
+    expect(page.locator("#session-list [aria-current=page] .badge")).to_have_text("idle")
+    timings = page.evaluate("window.tether.firstTokenTimings")
+    assert len(timings) == 1, timings
+    print(
+        f"first token: DOM {timings[0]['dom_ms']:.2f} ms, next frame {timings[0]['frame_ms']:.2f} ms"
+    )
+    assert timings[0]["frame_ms"] <= 50, timings
+    # The conversation comes back from /messages after a reload.
+    page.reload()
+    expect(conversation(page)).to_contain_text("That is all.")
+    expect(conversation(page).locator(".msg.user")).to_contain_text("hello there")
+
+
+def test_two_concurrent_tool_cards(ui: UI, server: Server) -> None:
+    page = open_chat(ui, server)
+    send(page, "run two concurrent lookups")
+    cards = conversation(page).get_by_role("article", name="lookup tool call, running")
+    expect(cards).to_have_count(2)  # both run at once: the lookups wait on one gate
+    expect(page.locator("#session-list [aria-current=page] .badge")).to_have_text("running")
+    server.open_gate("lookups")
+    expect(conversation(page).get_by_role("article", name="lookup tool call, done")).to_have_count(
+        2
+    )
+    expect(conversation(page)).to_contain_text("Both lookups finished: alpha found, beta found.")
+    expect(cards.first).to_have_count(0)
+
+
+def test_allow_always_runs_the_next_matching_call(ui: UI, server: Server) -> None:
+    page = open_chat(ui, server)
+    send(page, "hello first")
+    expect(conversation(page)).to_contain_text("That is all.")
+    send(page, "make dirs, always")
+    card = conversation(page).get_by_role("article", name="Bash tool call, asking")
+    expect(card).to_contain_text("$ mkdir -p made0")
+    rule = page.get_by_role("checkbox", name="Bash(mkdir:*)")
+    expect(rule).to_be_checked()
+    expect(page.locator("#session-list [aria-current=page] .badge")).to_have_text("awaiting you")
+    if os.environ.get("TETHER_UPDATE_DOCS_SCREENSHOT") == "1":
+        page.screenshot(path=str(ROOT / "docs" / "img" / "web-ui.png"))
+    page.get_by_role("button", name="Allow always").click()
+    expect(conversation(page)).to_contain_text("Ran 2 commands.")
+    done = conversation(page).get_by_role("article", name="Bash tool call, done")
+    expect(done).to_have_count(2)
+    expect(done.nth(1)).to_contain_text("$ mkdir -p made1")
+    expect(page.get_by_role("button", name="Allow always")).to_have_count(0)  # never asked again
+    assert (server.workdir / "made0").is_dir() and (server.workdir / "made1").is_dir()
+
+
+def test_deny_shows_the_models_follow_up(ui: UI, server: Server) -> None:
+    (server.workdir / "precious").mkdir(exist_ok=True)
+    page = open_chat(ui, server)
+    send(page, "deny this one")
+    expect(
+        conversation(page).get_by_role("article", name="Bash tool call, asking")
+    ).to_contain_text("rm -rf precious")
+    page.get_by_role("button", name="Deny").click()
+    expect(conversation(page).get_by_role("article", name="Bash tool call, denied")).to_be_visible()
+    expect(conversation(page)).to_contain_text(
+        "Understood: the call was denied, so I left it alone."
+    )
+    assert (server.workdir / "precious").is_dir()
+
+
+def test_edited_input_is_what_runs(ui: UI, server: Server) -> None:
+    page = open_chat(ui, server)
+    send(page, "always, but edited")
+    page.get_by_text("Edit input").click()
+    page.get_by_role("textbox", name="Input of Bash").fill('{"command": "mkdir -p edited0"}')
+    page.get_by_role("button", name="Allow once").click()
+    first = conversation(page).get_by_role("article", name="Bash tool call").first
+    expect(first).to_contain_text("$ mkdir -p edited0")
+    expect(
+        conversation(page).get_by_role("article", name="Bash tool call, asking")
+    ).to_contain_text(
+        "mkdir -p made1"  # allowed once: the next call asks again
+    )
+    assert (server.workdir / "edited0").is_dir()
+    page.get_by_role("button", name="Deny").click()
+    expect(conversation(page)).to_contain_text("Ran 2 commands.")
+
+
+def test_external_tool_result_is_submitted(ui: UI, server: Server) -> None:
+    page = open_chat(ui, server)
+    send(page, "deploy it")
+    expect(
+        conversation(page).get_by_role("article", name="deploy tool call, awaiting result")
+    ).to_be_visible()
+    page.get_by_role("textbox", name="Result of deploy").fill("deployed 2.0 to staging")
+    page.get_by_role("button", name="Submit result").click()
+    expect(conversation(page)).to_contain_text("The deploy reported: deployed 2.0 to staging")
+    expect(conversation(page).get_by_role("article", name="deploy tool call, done")).to_be_visible()
+
+
+def test_stop_interrupts_a_streaming_reply(ui: UI, server: Server) -> None:
+    page = open_chat(ui, server)
+    send(page, "talk forever")
+    expect(conversation(page)).to_contain_text(PART_ONE.strip())  # streamed before the end
+    stop = page.get_by_role("button", name="Stop")
+    expect(stop).to_be_enabled()
+    page.keyboard.press("Escape")
+    expect(stop).to_be_disabled()
+    expect(page.locator("#session-list [aria-current=page] .badge")).to_have_text("idle")
+    assert PART_TWO not in conversation(page).inner_text()
+    send(page, "hello again")  # the session is usable after the stop
+    expect(conversation(page)).to_contain_text("That is all.")
+
+
+def test_second_tab_joins_a_running_reply(ui: UI, server: Server) -> None:
+    page = open_chat(ui, server)
+    send(page, "gated answer")
+    expect(conversation(page)).to_contain_text(PART_ONE.strip())
+    second = ui.page(page.url)
+    expect(conversation(second)).to_contain_text(PART_ONE.strip())
+    expect(second.get_by_role("button", name="Stop")).to_be_enabled()
+    server.open_gate("go")
+    for tab in (page, second):
+        expect(conversation(tab)).to_contain_text("The end.")
+        assert conversation(tab).locator(".msg.assistant").inner_text().count(PART_ONE.strip()) == 1
+        assert (PART_ONE + PART_TWO) in conversation(tab).locator(".msg.assistant").inner_text()
+    server.workdir.joinpath("gates", "go").unlink()
+
+
+def test_first_load_weight(ui: UI, server: Server) -> None:
+    page = ui.page(server.url)
+    expect(page.get_by_role("navigation", name="Sessions")).to_be_visible()
+    page.wait_for_load_state("networkidle")
+    sizes = page.evaluate(
+        """() => performance.getEntriesByType('navigation').concat(
+            performance.getEntriesByType('resource')).map(e => [e.name, e.transferSize])"""
+    )
+    total = sum(size for _, size in sizes)
+    print(f"first load: {total} bytes transferred in {len(sizes)} requests")
+    assert 0 < total <= 300_000, sizes
+    assert all(url.startswith(server.url) or url.startswith("data:") for url, _ in sizes)
+
+
+def test_narrow_dark_screen(browser: Any, server: Server, request: pytest.FixtureRequest) -> None:
+    folder = artifacts_dir(request)
+    errors = PageErrors()
+    context = browser.new_context(viewport={"width": 375, "height": 700}, color_scheme="dark")
+    try:
+        page = errors.watch(context.new_page())
+        page.goto(server.url)
+        nav = page.get_by_role("navigation", name="Sessions")
+        expect(nav).to_be_hidden()
+        page.get_by_role("button", name="Sessions menu").click()
+        page.get_by_role("button", name="New session").click()
+        expect(nav).to_be_hidden()  # choosing a session closes the menu
+        send(page, "hello small screen")
+        expect(conversation(page)).to_contain_text("That is all.")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 375
+        background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert background == "rgb(13, 17, 23)", background
+        page.screenshot(path=str(folder / "narrow-dark.png"), full_page=True)
+    finally:
+        context.close()
+    assert errors.errors == []
+
+
+def test_api_key_is_asked_for_on_401(
+    browser: Any, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    keys = tmp_path / "keys.txt"
+    keys.write_text("sekret-key-1 alice\n")
+    srv = Server(tmp_path, f"sqlite:///{tmp_path / 's.db'}", args=["--api-keys-file", str(keys)])
+    srv.start()
+    folder = artifacts_dir(request)
+    errors = PageErrors()
+    errors.allow(r"status of 401")  # the browser logs each 401 answer; the test causes them
+    context = browser.new_context()
+    try:
+        page = errors.watch(context.new_page())
+        page.goto(srv.url)
+        dialog = page.get_by_role("dialog", name="API key")
+        expect(dialog).to_contain_text("needs an API key")
+        dialog.get_by_label("API key").fill("wrong")
+        dialog.get_by_role("button", name="Use key").click()
+        expect(dialog).to_contain_text("refused that API key")
+        dialog.get_by_label("API key").fill("sekret-key-1")
+        dialog.get_by_role("button", name="Use key").click()
+        expect(dialog).to_be_hidden()
+        page.get_by_role("button", name="New session").click()
+        send(page, "hello with a key")
+        expect(conversation(page)).to_contain_text("That is all.")
+        assert page.evaluate("sessionStorage.getItem('tether.apiKey')") == "sekret-key-1"
+        assert httpx.get(f"{srv.url}/v1/agents").status_code == 401
+        page.screenshot(path=str(folder / "auth.png"))
+    finally:
+        context.close()
+        srv.stop()
+    assert errors.errors == []

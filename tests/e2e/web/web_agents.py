@@ -1,0 +1,149 @@
+"""Scripted agents for the web UI tests, served by a real `tether serve`.
+
+The model is a `ScriptedChatModel` whose every step is one routing function: it reads the
+user's message (a keyword picks the script) and which of the script's steps already ran
+(their call ids, `s<step>c<n>`, are in the reply), so it answers the same way in any
+process — the restart test kills the server mid-reply and another one carries on.
+
+Steps can wait on a gate: a file named `<gate>` in `$TETHER_WEB_GATES`, created by the
+test when it wants the reply to go on. Nothing here sleeps for timing, only to poll a gate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+from tether.agent import Agent
+from tether.message import Msg, ToolCallBlock, ToolResultBlock
+from tether.model import ScriptedChatModel
+from tether.model._types import ChatRequest, ModelDelta, TextDelta, ToolCallDelta
+from tether.tool import Toolkit, tool
+from tether.tool.builtin import Bash
+
+GATES = Path(os.environ.get("TETHER_WEB_GATES", "/nonexistent"))
+
+HELLO = (
+    "Hello from **tether**. Here is some `inline code` and a block:\n\n"
+    '```python\ndef greet(name):\n    return f"hi {name}"  # friendly\n```\n\n'
+    "- one\n- two\n\nThat is all."
+)
+PART_ONE = "The first half of a long answer, streamed before the gate. "
+PART_TWO = "The second half, streamed after the gate opened. The end."
+
+
+async def wait_gate(name: str) -> None:
+    """Wait until the test creates the gate file `name`."""
+    while not (GATES / name).exists():
+        await asyncio.sleep(0.02)
+
+
+def _text(text: str) -> list[Any]:
+    """Deltas of `text` in small pieces."""
+    return [TextDelta(text=text[i : i + 8]) for i in range(0, len(text), 8)]
+
+
+def _calls(step: int, *calls: tuple[str, str]) -> list[Any]:
+    return [
+        ToolCallDelta(index=n, id=f"s{step}c{n}", name=name, arguments=args)
+        for n, (name, args) in enumerate(calls)
+    ]
+
+
+def _reply_so_far(request: ChatRequest) -> tuple[str, Msg | None]:
+    """The user's latest text and the reply in progress (None before the first step)."""
+    user_text, reply = "", None
+    for msg in request.messages:
+        if msg.role == "user":
+            user_text, reply = msg.get_text_content() or user_text, None
+        elif msg.role == "assistant":
+            reply = msg
+    return user_text, reply
+
+
+def _step_and_results(reply: Msg | None) -> tuple[int, list[ToolResultBlock]]:
+    if reply is None:
+        return 0, []
+    steps = [int(b.id[1 : b.id.index("c")]) for b in reply.content if _ours(b)]
+    return (max(steps) + 1 if steps else 0), reply.tool_results
+
+
+def _ours(block: Any) -> bool:
+    return isinstance(block, ToolCallBlock) and block.id.startswith("s") and "c" in block.id
+
+
+SCRIPTS: dict[str, Callable[[int, list[ToolResultBlock]], list[Any]]] = {
+    "hello": lambda step, _: _text(HELLO),
+    "concurrent": lambda step, results: (
+        _calls(0, ("lookup", '{"topic": "alpha"}'), ("lookup", '{"topic": "beta"}'))
+        if step == 0
+        else _text("Both lookups finished: " + ", ".join(r.get_text() for r in results) + ".")
+    ),
+    "always": lambda step, results: (
+        _calls(step, ("Bash", '{"command": "mkdir -p made' + str(step) + '"}'))
+        if step < 2
+        else _text(f"Ran {len(results)} commands.")
+    ),
+    "deny": lambda step, results: (
+        _calls(0, ("Bash", '{"command": "rm -rf precious"}'))
+        if step == 0
+        else _text(f"Understood: the call was {results[-1].state.value}, so I left it alone.")
+    ),
+    "deploy": lambda step, results: (
+        _calls(0, ("deploy", '{"version": "2.0"}'))
+        if step == 0
+        else _text(f"The deploy reported: {results[-1].get_text()}")
+    ),
+    "forever": lambda step, _: [*_text(PART_ONE), "never", *_text(PART_TWO)],
+    "gated": lambda step, _: [*_text(PART_ONE), "go", *_text(PART_TWO)],
+}
+
+
+def route(request: ChatRequest) -> list[Any]:
+    """The next step for this request: the script its user message names."""
+    user_text, reply = _reply_so_far(request)
+    step, results = _step_and_results(reply)
+    for word, script in SCRIPTS.items():
+        if word in user_text.lower():
+            return script(step, results)
+    return _text(f"You said: {user_text}")
+
+
+class GatedScriptedModel(ScriptedChatModel):
+    """A `ScriptedChatModel` whose streams may pause at a gate (a string in the deltas)."""
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[ModelDelta]:
+        """Play the routed step, waiting at its gates."""
+        async for item in super().stream(request):
+            if isinstance(item, str):
+                await wait_gate(item)
+                continue
+            yield item
+
+
+@tool(is_read_only=True, is_concurrency_safe=True)
+async def lookup(topic: str) -> str:
+    """Look a topic up (waits for the test's `lookups` gate, so both calls run at once)."""
+    await wait_gate("lookups")
+    return f"{topic} found"
+
+
+@tool(is_external_tool=True)
+def deploy(version: str) -> str:
+    """Deploy a version (runs outside the agent: the user pastes its result)."""
+    raise AssertionError("external tools never run in the agent")
+
+
+def make_agents() -> dict[str, Agent]:
+    """The agents `tether serve --agents web_agents:make_agents` serves."""
+    model = GatedScriptedModel([route] * 100_000, context_length=32_000)
+    agent = Agent(
+        "helper",
+        "You are a scripted helper for browser tests.",
+        model,
+        toolkit=Toolkit(tools=[Bash(), lookup, deploy]),
+    )
+    return {"helper": agent}
