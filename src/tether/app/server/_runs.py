@@ -1,0 +1,340 @@
+"""Replies run in the server, not in the request: lease, log every event, save, release.
+
+A run takes the session's lease, loads the session, and drives `Agent.reply_stream`
+in a task of its own (a client that disconnects does not stop it). Every event is
+appended to the session's event log under the lease before anyone can read it; the
+events that end the run (the final message, the pause events, an error) are held back
+until the state is saved, then logged together with the end marker as the lease is
+released, so a client that sees a pause can answer it at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import inspect
+import logging
+from collections.abc import Awaitable, Callable
+from contextlib import aclosing, suppress
+from dataclasses import dataclass, field
+from typing import Any
+
+from tether.agent import Agent
+from tether.app.storage import StorageBase
+from tether.app.storage._events import EventLogBase, Lease, LogKey
+from tether.errors import (
+    InvalidInputError,
+    LeaseLostError,
+    ReplyInProgressError,
+    ResumeError,
+    ServiceClosingError,
+    SessionInputError,
+    SessionNotFoundError,
+    StorageError,
+    TetherError,
+    UnknownAgentError,
+)
+from tether.event import (
+    AgentEvent,
+    ErrorEvent,
+    EventType,
+    ExternalExecutionResultEvent,
+    UserConfirmResultEvent,
+    UserInterruptEvent,
+)
+from tether.message import Msg
+from tether.state import AgentState
+
+__all__ = ["RunInput", "Runs", "SessionRef"]
+
+log = logging.getLogger("tether.server")
+
+RunInput = (
+    Msg
+    | list[Msg]
+    | UserConfirmResultEvent
+    | ExternalExecutionResultEvent
+    | UserInterruptEvent
+    | None
+)
+_TERMINAL = {
+    EventType.REPLY_END,
+    EventType.REQUIRE_USER_CONFIRM,
+    EventType.REQUIRE_EXTERNAL_EXECUTION,
+}
+_CALLER_ERRORS = (ResumeError, InvalidInputError, SessionInputError)
+Checkpoint = Callable[[AgentState], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRef:
+    """A session the caller may use: its owner, agent and id."""
+
+    user_id: str
+    agent_id: str
+    session_id: str
+
+    @property
+    def key(self) -> LogKey:
+        """The session's name in the event log."""
+        return LogKey(self.user_id, self.session_id)
+
+    @property
+    def ids(self) -> tuple[str, str, str]:
+        """(user_id, agent_id, session_id), as the storage takes them."""
+        return (self.user_id, self.agent_id, self.session_id)
+
+
+@dataclass(slots=True)
+class _Run:
+    ref: SessionRef
+    lease: Lease
+    agent: Agent
+    inputs: RunInput
+    started: asyncio.Future[None]
+    tail: list[AgentEvent] = field(default_factory=list)
+    logged: int = 0
+    pump: asyncio.Task[None] | None = None
+    interrupted: bool = False
+
+
+class Runs:
+    """The replies this worker runs, and the rules every worker follows to run one.
+
+    Args:
+        agents: The served agents by id (each run uses a shallow copy with its own state).
+        storage: Where sessions live.
+        events: The event log and leases (same backend as `storage`).
+        lease_ttl: Seconds a lease lives without renewal (a dead worker's lease expires
+            after this; renewed every `lease_ttl / 3` or 0.5 s, whichever is shorter).
+    """
+
+    def __init__(
+        self,
+        agents: dict[str, Agent],
+        storage: StorageBase,
+        events: EventLogBase,
+        *,
+        lease_ttl: float = 15.0,
+    ) -> None:
+        self.agents = agents
+        self.storage = storage
+        self.events = events
+        self.lease_ttl = lease_ttl
+        self._runs: dict[LogKey, _Run] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.accepting = True
+
+    def agent(self, agent_id: str) -> Agent:
+        """The served agent, or `UnknownAgentError`."""
+        agent = self.agents.get(agent_id)
+        if agent is None:
+            known = ", ".join(sorted(self.agents)) or "none"
+            raise UnknownAgentError(
+                f"there is no agent {agent_id!r} on this service (agents: {known}); "
+                "list them with `GET /v1/agents`"
+            )
+        return agent
+
+    async def start(self, ref: SessionRef, inputs: RunInput, *, if_busy: bool = False) -> Lease:
+        """Start a reply on the session; return once it has logged its first event.
+
+        Raises:
+            ReplyInProgressError: another reply runs (and `if_busy` was not asked).
+            SessionNotFoundError, ResumeError, InvalidInputError: nothing ran or changed.
+            ServiceClosingError: this worker is shutting down.
+        """
+        self._check_open()
+        lease = await self._acquire(ref.key, interrupt=if_busy)
+        try:
+            self._check_open()
+            record = await self.storage.get_session(*ref.ids)
+            if record is None:
+                raise SessionNotFoundError(
+                    f"session {ref.session_id!r} does not exist; create it with `POST /v1/sessions`"
+                )
+            agent = copy.copy(self.agent(ref.agent_id))
+            agent.state = record.state
+        except BaseException:
+            await self.events.release(lease, mark_end=False)
+            raise
+        run = _Run(ref, lease, agent, inputs, asyncio.get_running_loop().create_future())
+        self._runs[ref.key] = run
+        task = asyncio.create_task(self._run(run), name=f"tether-reply-{ref.session_id}")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        await asyncio.shield(run.started)
+        return lease
+
+    def _check_open(self) -> None:
+        if not self.accepting:
+            raise ServiceClosingError(
+                "this worker is shutting down and takes no new replies; retry (another "
+                "worker will take it)"
+            )
+
+    async def _acquire(self, key: LogKey, *, interrupt: bool) -> Lease:
+        """Take the lease; with `interrupt`, stop the running reply first and wait for it."""
+        deadline = asyncio.get_running_loop().time() + 2 * self.lease_ttl
+        while True:
+            try:
+                return await self.events.acquire(key, self.lease_ttl)
+            except ReplyInProgressError:
+                if not interrupt or asyncio.get_running_loop().time() > deadline:
+                    raise
+            await self.interrupt(key)
+            await self.events.wait(key, 1 << 62, 0.1)
+
+    async def interrupt(self, key: LogKey) -> str | None:
+        """Ask the running reply to stop (here at once, elsewhere at its next renewal)."""
+        local = self._runs.get(key)
+        if local is not None:
+            self._stop(local)
+        active = await self.events.request_interrupt(key)
+        return active.reply_id if active is not None else None
+
+    def _stop(self, run: _Run) -> None:
+        if not run.interrupted and run.pump is not None:
+            run.interrupted = True
+            run.pump.cancel()
+
+    async def _run(self, run: _Run) -> None:
+        heart = asyncio.create_task(self._heartbeat(run))
+        try:
+            await self._drive(run)
+        except LeaseLostError:
+            log.warning("session %s: lease taken over; this run stopped", run.ref.session_id)
+        except Exception as exc:  # a provider error, a storage error: end with an error event
+            if not run.started.done() and isinstance(exc, _CALLER_ERRORS):
+                run.started.set_exception(exc)
+            else:
+                reply_id = _reply_id(run)
+                run.tail.append(
+                    ErrorEvent(reply_id=reply_id, error_type=type(exc).__name__, message=str(exc))
+                )
+                log.info("session %s: reply ended with %s", run.ref.session_id, type(exc).__name__)
+                with suppress(TetherError):  # keep what finished (a tool must not run again)
+                    await self._save(run)
+        finally:
+            heart.cancel()
+            with suppress(asyncio.CancelledError):
+                await heart
+            await self._finish(run)
+
+    async def _drive(self, run: _Run) -> None:
+        """Pump the reply; on an interrupt, stop it and end it as interrupted."""
+        try:
+            run.pump = asyncio.create_task(self._pump(run, run.inputs))
+            await run.pump
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if not run.interrupted or (task is not None and task.cancelling()):
+                raise
+        if run.interrupted and not run.tail:
+            await self._end_interrupted(run)
+        await self._save(run)
+
+    async def _end_interrupted(self, run: _Run) -> None:
+        """End the stopped reply as interrupted (its pending calls get interrupted results)."""
+        cursor = run.agent.state.reply
+        if cursor is None:
+            return
+        run.tail.clear()
+        await self._pump(run, UserInterruptEvent(reply_id=cursor.reply_id))
+
+    async def _pump(self, run: _Run, inputs: RunInput) -> None:
+        stream = _reply_stream(run.agent, inputs, self._checkpoint(run))
+        async with aclosing(stream):
+            async for event in stream:
+                if run.tail or event.type in _TERMINAL:
+                    run.tail.append(event)  # logged with the release, after the save
+                else:
+                    await self.events.append(
+                        run.lease, event.reply_id, str(event.type), event.model_dump_json()
+                    )
+                    run.logged += 1
+                if not run.started.done():
+                    run.started.set_result(None)
+
+    def _checkpoint(self, run: _Run) -> Checkpoint | None:
+        """The storage's save-point callable, fenced by the lease, if the library has one."""
+        maker = getattr(self.storage, "checkpoint", None)
+        if maker is None:
+            return None
+        save: Checkpoint = maker(*run.ref.ids)
+
+        async def checkpoint(state: AgentState) -> None:
+            await self.events.renew(run.lease, self.lease_ttl)
+            await save(state)
+            self._check_open()  # shutting down: stop here, saved, before the next side effect
+
+        return checkpoint
+
+    async def _save(self, run: _Run) -> None:
+        """Save the state under the lease (the versioned write refuses a stale state)."""
+        if not run.started.done():
+            return  # nothing ran
+        await self.events.renew(run.lease, self.lease_ttl)
+        await self.storage.update_session_state(*run.ref.ids, run.agent.state)
+
+    async def _heartbeat(self, run: _Run) -> None:
+        every = min(self.lease_ttl / 3, 0.5)
+        while True:
+            await asyncio.sleep(every)
+            try:
+                if await self.events.renew(run.lease, self.lease_ttl):
+                    self._stop(run)
+            except LeaseLostError:
+                if run.pump is not None:
+                    run.pump.cancel()
+                return
+            except StorageError:
+                continue  # a blip: the next renewal retries well before the lease expires
+
+    async def _finish(self, run: _Run) -> None:
+        """Log the held-back events with the end marker and release the lease."""
+        self._runs.pop(run.ref.key, None)
+        try:
+            for event in run.tail:
+                await self.events.append(
+                    run.lease, event.reply_id, str(event.type), event.model_dump_json()
+                )
+            await self.events.release(run.lease, mark_end=bool(run.logged or run.tail))
+        except LeaseLostError:
+            pass
+        except StorageError as exc:
+            log.warning("session %s: could not release its lease (%s)", run.ref.session_id, exc)
+        if not run.started.done():
+            run.started.set_result(None)
+
+    async def close(self, grace: float = 10.0) -> None:
+        """Take no new replies; let running ones end (up to `grace` s), then stop them."""
+        self.accepting = False
+        if self._tasks:
+            _, pending = await asyncio.wait(set(self._tasks), timeout=grace)
+            for run in list(self._runs.values()):
+                self._stop(run)
+            if pending:
+                await asyncio.wait(pending, timeout=grace)
+
+
+def _reply_id(run: _Run) -> str:
+    cursor = run.agent.state.reply
+    if cursor is not None:
+        return cursor.reply_id
+    inputs = run.inputs
+    return (
+        inputs.reply_id
+        if isinstance(
+            inputs, UserConfirmResultEvent | ExternalExecutionResultEvent | UserInterruptEvent
+        )
+        else ""
+    )
+
+
+def _reply_stream(agent: Agent, inputs: RunInput, checkpoint: Checkpoint | None) -> Any:
+    """`agent.reply_stream(inputs)`, with the checkpoint when the library takes one."""
+    stream: Any = agent.reply_stream  # `checkpoint=` arrives with the crash-safe core
+    if checkpoint is not None and "checkpoint" in inspect.signature(stream).parameters:
+        return stream(inputs, checkpoint=checkpoint)
+    return stream(inputs)
