@@ -131,6 +131,25 @@ def test_edited_input_is_what_runs(ui: UI, server: Server) -> None:
     expect(conversation(page)).to_contain_text("Ran 2 commands.")
 
 
+def test_several_pending_calls_are_answered_together(ui: UI, server: Server) -> None:
+    page = open_chat(ui, server)
+    send(page, "fetch both pages")
+    expect(page.get_by_text("2 calls need your confirmation")).to_be_visible()
+    asking = conversation(page).get_by_role("article", name="fetch_page tool call, asking")
+    expect(asking).to_have_count(2)
+    page.get_by_role("checkbox", name="Allow this fetch_page call").nth(1).uncheck()
+    page.get_by_role("button", name="Allow once").click()
+    expect(conversation(page)).to_contain_text(
+        "Results: success: page of https://a.ex; denied: The user rejected"
+    )
+    expect(
+        conversation(page).get_by_role("article", name="fetch_page tool call, done")
+    ).to_have_count(1)
+    expect(
+        conversation(page).get_by_role("article", name="fetch_page tool call, denied")
+    ).to_have_count(1)
+
+
 def test_external_tool_result_is_submitted(ui: UI, server: Server) -> None:
     page = open_chat(ui, server)
     send(page, "deploy it")

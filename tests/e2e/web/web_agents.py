@@ -97,6 +97,17 @@ SCRIPTS: dict[str, Callable[[int, list[ToolResultBlock]], list[Any]]] = {
         if step == 0
         else _text(f"The deploy reported: {results[-1].get_text()}")
     ),
+    "fetch both": lambda step, results: (
+        _calls(
+            0,
+            ("fetch_page", '{"url": "https://a.example"}'),
+            ("fetch_page", '{"url": "https://b.example"}'),
+        )
+        if step == 0
+        else _text(
+            "Results: " + "; ".join(f"{r.state.value}: {r.get_text()[:20]}" for r in results) + "."
+        )
+    ),
     "forever": lambda step, _: [*_text(PART_ONE), "never", *_text(PART_TWO)],
     "gated": lambda step, _: [*_text(PART_ONE), "go", *_text(PART_TWO)],
 }
@@ -131,6 +142,12 @@ async def lookup(topic: str) -> str:
     return f"{topic} found"
 
 
+@tool(is_concurrency_safe=True, requires_confirmation=True)
+def fetch_page(url: str) -> str:
+    """Fetch a page (asks first; runs concurrently with other fetches)."""
+    return f"page of {url}"
+
+
 @tool(is_external_tool=True)
 def deploy(version: str) -> str:
     """Deploy a version (runs outside the agent: the user pastes its result)."""
@@ -144,6 +161,6 @@ def make_agents() -> dict[str, Agent]:
         "helper",
         "You are a scripted helper for browser tests.",
         model,
-        toolkit=Toolkit(tools=[Bash(), lookup, deploy]),
+        toolkit=Toolkit(tools=[Bash(), lookup, fetch_page, deploy]),
     )
     return {"helper": agent}

@@ -30,14 +30,21 @@ class App {
 
   async start() {
     this.bindUi();
+    this.setReady(false);
     await this.withAuth(() => this.loadAgents());
     await this.loadSessions();
     const wanted = decodeURIComponent(location.hash.replace(/^#\/?s\//, ""));
     const first = this.sessions.find((s) => s.session_id === wanted) || this.sessions[0];
-    if (this.sessionId) return; // the user already picked or made one meanwhile
     if (first) await this.select(first.session_id);
     else this.showEmpty();
+    this.setReady(true);
     setInterval(() => document.visibilityState === "visible" && this.loadSessions().catch(() => {}), 5000);
+  }
+
+  /** Controls that need the agents and sessions loaded wait for them. */
+  setReady(ready) {
+    for (const id of ["new-session", "send", "agent-picker"]) $(id).disabled = !ready;
+    this.ready = ready;
   }
 
   bindUi() {
@@ -56,7 +63,10 @@ class App {
       if (e.key === "Escape" && !$("stop").disabled && !document.querySelector("dialog[open]")) this.stop();
     });
     $("stop").onclick = () => this.stop();
-    $("new-session").onclick = () => this.guard(() => this.createSession());
+    $("new-session").onclick = () => {
+      this.closeNav();
+      this.guard(() => this.createSession());
+    };
     $("agent-picker").onchange = (e) => this.guard(() => this.pickAgent(e.target.value));
     $("menu-toggle").onclick = () => {
       const open = document.body.classList.toggle("nav-open");
@@ -131,10 +141,20 @@ class App {
     else this.showEmpty();
   }
 
-  async loadSessions() {
-    if (!this.agentId) return;
-    const body = await this.withAuth(() => json("GET", `/v1/sessions?agent_id=${encodeURIComponent(this.agentId)}`));
+  /** Refresh the session list (one refresh at a time; callers share one in flight). */
+  loadSessions() {
+    if (!this.listing) this.listing = this.refreshSessions().finally(() => (this.listing = null));
+    return this.listing;
+  }
+
+  async refreshSessions() {
+    const agentId = this.agentId;
+    if (!agentId) return;
+    const body = await this.withAuth(() => json("GET", `/v1/sessions?agent_id=${encodeURIComponent(agentId)}`));
+    if (agentId !== this.agentId) return; // another agent was picked meanwhile
     const list = Array.isArray(body) ? body : body.sessions || body.items || [];
+    const current = this.sessions.find((s) => s.session_id === this.sessionId);
+    if (current && !list.some((s) => s.session_id === current.session_id)) list.push(current); // made meanwhile
     await withStatuses(list.slice(0, 30));
     list.sort((a, b) => String(b.updated_at || b.created_at || "").localeCompare(String(a.updated_at || a.created_at || "")));
     this.sessions = list;
@@ -148,9 +168,17 @@ class App {
 
   renderSessions() {
     renderSessions($("session-list"), this.sessions, this.sessionId, {
-      onSelect: (id) => this.guard(() => this.select(id)),
+      onSelect: (id) => {
+        this.closeNav();
+        this.guard(() => this.select(id));
+      },
       onDelete: (id, title) => this.guard(() => this.deleteSession(id, title)),
     });
+  }
+
+  closeNav() {
+    document.body.classList.remove("nav-open");
+    $("menu-toggle").setAttribute("aria-expanded", "false");
   }
 
   showEmpty() {
@@ -190,7 +218,6 @@ class App {
     this.sessionId = id;
     this.renderSessions();
     history.replaceState(null, "", `#/s/${encodeURIComponent(id)}`);
-    document.body.classList.remove("nav-open");
     this.pending.clear();
     this.bar.reset();
     const path = `/v1/sessions/${encodeURIComponent(id)}`;
@@ -275,7 +302,7 @@ class App {
   async send() {
     const box = $("message");
     const text = box.value;
-    if (!text.trim()) return;
+    if (!text.trim() || !this.ready) return;
     if (this.status !== "idle") {
       this.bar.error(this.status === "running" ? "A reply is running: wait for it or press Stop." : "The agent is waiting for you: answer the pending call first.");
       return;
