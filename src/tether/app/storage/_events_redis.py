@@ -82,9 +82,13 @@ class RedisEventLog(EventLogBase):
             raise MissingDependencyError("redis", "redis", "RedisEventLog") from exc
         self.key_prefix = key_prefix
         self.block = block
-        options: dict[str, Any] = {"socket_timeout": 5.0 + block, "socket_connect_timeout": 5.0}
+        options: dict[str, Any] = {
+            "socket_timeout": 5.0 + block,
+            "socket_connect_timeout": 5.0,
+            "decode_responses": True,
+        }
         pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=2000, **options)
-        self._client: Redis = aioredis.Redis(connection_pool=pool, decode_responses=True)
+        self._client: Redis = aioredis.Redis(connection_pool=pool)
         self._errors = (aioredis.ConnectionError, aioredis.TimeoutError)
         self._response_error = aioredis.ResponseError
         self._scripts = {
