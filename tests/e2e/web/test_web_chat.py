@@ -11,15 +11,21 @@ import pytest
 from web_agents import PART_ONE, PART_TWO
 from webui import ROOT, UI, PageErrors, Server, artifacts_dir
 
-pytest.importorskip("playwright")
-from playwright.sync_api import expect
+try:
+    from playwright.sync_api import expect
+except ImportError:  # the `browser` fixture skips (or fails with TETHER_REQUIRE_CHROMIUM=1)
+    expect = None
 
 
 def open_chat(ui: UI, server: Server) -> Any:
     """A page on a fresh session of the helper agent."""
     page = ui.page(server.url)
-    page.get_by_role("button", name="New session").click()
-    expect(page.locator("#session-list [aria-current=page]")).to_be_visible()
+    new = page.get_by_role("button", name="New session")
+    expect(new).to_be_enabled()  # the first load is done
+    before = page.locator("#session-list li").count()
+    new.click()
+    expect(page.locator("#session-list li")).to_have_count(before + 1)
+    expect(page.locator("#conversation[aria-busy=false]")).to_have_text("")
     return page
 
 

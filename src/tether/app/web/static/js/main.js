@@ -41,10 +41,18 @@ class App {
     setInterval(() => document.visibilityState === "visible" && this.loadSessions().catch(() => {}), 5000);
   }
 
+  /** While a session loads, the conversation is busy and nothing can be sent to it. */
+  setLoading(loading) {
+    $("conversation").setAttribute("aria-busy", String(loading));
+    this.loading = loading;
+    $("send").disabled = loading || !this.ready;
+  }
+
   /** Controls that need the agents and sessions loaded wait for them. */
   setReady(ready) {
-    for (const id of ["new-session", "send", "agent-picker"]) $(id).disabled = !ready;
+    for (const id of ["new-session", "agent-picker"]) $(id).disabled = !ready;
     this.ready = ready;
+    $("send").disabled = !ready || this.loading;
   }
 
   bindUi() {
@@ -192,7 +200,17 @@ class App {
     this.setStatus("idle");
   }
 
-  async createSession(title) {
+  createSession(title) {
+    const run = this.makeSession(title);
+    const mark = run.catch(() => {});
+    this.selecting = mark;
+    mark.finally(() => {
+      if (this.selecting === mark) this.selecting = null;
+    });
+    return run;
+  }
+
+  async makeSession(title) {
     const body = { agent_id: this.agentId };
     if (title) body.metadata = { title: title.slice(0, 60) };
     const session = await json("POST", "/v1/sessions", body);
@@ -213,7 +231,18 @@ class App {
     this.renderSessions();
   }
 
-  async select(id) {
+  /** Show session `id`: its messages, its status, and its reply in progress if any. */
+  select(id) {
+    const loading = this.load(id);
+    const mark = loading.catch(() => {});
+    this.selecting = mark;
+    mark.finally(() => {
+      if (this.selecting === mark) this.selecting = null;
+    });
+    return loading;
+  }
+
+  async load(id) {
     this.follower?.close();
     this.sessionId = id;
     this.renderSessions();
@@ -221,8 +250,15 @@ class App {
     this.pending.clear();
     this.bar.reset();
     const path = `/v1/sessions/${encodeURIComponent(id)}`;
-    const session = await json("GET", path);
-    const page = await json("GET", `${path}/messages?limit=${PAGE}`);
+    this.setLoading(true);
+    let session;
+    let page;
+    try {
+      session = await json("GET", path);
+      page = await json("GET", `${path}/messages?limit=${PAGE}`);
+    } finally {
+      if (this.sessionId === id) this.setLoading(false);
+    }
     if (this.sessionId !== id) return;
     this.conversation.showMessages(page.messages || []);
     this.showEarlier(id, page.next_before);
@@ -302,6 +338,7 @@ class App {
   async send() {
     const box = $("message");
     const text = box.value;
+    while (this.selecting) await this.selecting; // sent once the session is shown
     if (!text.trim() || !this.ready) return;
     if (this.status !== "idle") {
       this.bar.error(this.status === "running" ? "A reply is running: wait for it or press Stop." : "The agent is waiting for you: answer the pending call first.");
