@@ -197,6 +197,49 @@ def test_second_tab_joins_a_running_reply(ui: UI, server: Server) -> None:
     server.workdir.joinpath("gates", "go").unlink()
 
 
+def test_notices_usage_and_plugin_badges(ui: UI, server: Server) -> None:
+    page = open_chat(ui, server)
+    send(page, "hello, flaky network")
+    retry = conversation(page).get_by_role("note").filter(has_text="retrying")
+    expect(retry).to_contain_text("scripted network blinked")
+    expect(conversation(page)).to_contain_text("That is all.")
+    expect(page.locator("#context-label")).to_have_text("1.2k tokens")
+    send(page, "wake the notes plugin")
+    expect(conversation(page)).to_contain_text("Notes are awake.")
+    expect(page.locator("#plugins")).to_have_text("note · 3 rounds left")
+
+
+def test_stop_ends_a_paused_reply(ui: UI, server: Server) -> None:
+    page = open_chat(ui, server)
+    send(page, "deploy, then change my mind")
+    expect(page.get_by_role("button", name="Submit result")).to_be_visible()
+    page.get_by_role("button", name="Stop").click()
+    expect(
+        conversation(page).get_by_role("article", name="deploy tool call, interrupted")
+    ).to_be_visible()
+    expect(page.get_by_role("button", name="Submit result")).to_have_count(0)
+    expect(page.locator("#session-list [aria-current=page] .badge")).to_have_text("idle")
+
+
+def test_sessions_switch_and_delete(ui: UI, server: Server) -> None:
+    page = open_chat(ui, server)
+    send(page, "hello from the first session")
+    expect(conversation(page)).to_contain_text("That is all.")
+    first = page.url.split("#/s/")[1]
+    page.get_by_role("button", name="New session").click()
+    expect(conversation(page).locator(".msg")).to_have_count(0)
+    send(page, "the second one says hi")
+    expect(conversation(page)).to_contain_text("You said: the second one says hi")
+    page.locator(f'#session-list li[data-session-id="{first}"] .session-open').click()
+    expect(conversation(page)).to_contain_text("hello from the first session")
+    expect(conversation(page)).not_to_contain_text("the second one says hi")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.locator(f'#session-list li[data-session-id="{first}"] .session-delete').click()
+    expect(page.locator(f'#session-list li[data-session-id="{first}"]')).to_have_count(0)
+    expect(conversation(page)).not_to_contain_text("hello from the first session")
+    assert httpx.get(f"{server.url}/v1/sessions/{first}").status_code == 404
+
+
 def test_first_load_weight(ui: UI, server: Server) -> None:
     page = ui.page(server.url)
     expect(page.get_by_role("navigation", name="Sessions")).to_be_visible()

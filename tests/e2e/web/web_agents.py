@@ -17,10 +17,11 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-from tether.agent import Agent
-from tether.message import Msg, ToolCallBlock, ToolResultBlock
+from tether.agent import Agent, ModelConfig
+from tether.message import ChatUsage, Msg, ToolCallBlock, ToolResultBlock
 from tether.model import ScriptedChatModel
-from tether.model._types import ChatRequest, ModelDelta, TextDelta, ToolCallDelta
+from tether.model._types import ChatRequest, ModelDelta, TextDelta, ToolCallDelta, UsageDelta
+from tether.plugin import Plugin
 from tether.tool import Toolkit, tool
 from tether.tool.builtin import Bash
 
@@ -76,7 +77,15 @@ def _ours(block: Any) -> bool:
 
 
 SCRIPTS: dict[str, Callable[[int, list[ToolResultBlock]], list[Any]]] = {
-    "hello": lambda step, _: _text(HELLO),
+    "hello": lambda step, _: [
+        *_text(HELLO),
+        UsageDelta(ChatUsage(input_tokens=1200, output_tokens=34)),
+    ],
+    "notes": lambda step, _: (
+        _calls(0, ("activate_plugin", '{"module_name": "note", "rounds": 3}'))
+        if step == 0
+        else _text("Notes are awake.")
+    ),
     "concurrent": lambda step, results: (
         _calls(0, ("lookup", '{"topic": "alpha"}'), ("lookup", '{"topic": "beta"}'))
         if step == 0
@@ -113,9 +122,15 @@ SCRIPTS: dict[str, Callable[[int, list[ToolResultBlock]], list[Any]]] = {
 }
 
 
-def route(request: ChatRequest) -> list[Any]:
+_FAILED_ONCE: set[str] = set()
+
+
+def route(request: ChatRequest) -> list[Any] | BaseException:
     """The next step for this request: the script its user message names."""
     user_text, reply = _reply_so_far(request)
+    if "flaky" in user_text and user_text not in _FAILED_ONCE:
+        _FAILED_ONCE.add(user_text)  # the first attempt fails, its retry answers
+        return ConnectionError("the scripted network blinked")
     step, results = _step_and_results(reply)
     for word, script in SCRIPTS.items():
         if word in user_text.lower():
@@ -154,6 +169,22 @@ def deploy(version: str) -> str:
     raise AssertionError("external tools never run in the agent")
 
 
+def add_note(title: str) -> str:
+    """Save a note."""
+    return f"saved {title}"
+
+
+NOTES = Plugin(
+    name="Notes",
+    module_name="note",
+    description="Keeps notes",
+    tools=[add_note],
+    prompt="Keep titles short.",
+    allow_sleep=True,
+    sleep_brief="Keeps notes; wake it when the user wants to take notes.",
+)
+
+
 def make_agents() -> dict[str, Agent]:
     """The agents `tether serve --agents web_agents:make_agents` serves."""
     model = GatedScriptedModel([route] * 100_000, context_length=32_000)
@@ -161,6 +192,7 @@ def make_agents() -> dict[str, Agent]:
         "helper",
         "You are a scripted helper for browser tests.",
         model,
-        toolkit=Toolkit(tools=[Bash(), lookup, fetch_page, deploy]),
+        toolkit=Toolkit(tools=[Bash(), lookup, fetch_page, deploy], plugins=[NOTES]),
+        model_config=ModelConfig(initial_retry_delay=0.05, max_retry_delay=0.05),
     )
     return {"helper": agent}
