@@ -240,6 +240,20 @@ def test_sessions_switch_and_delete(ui: UI, server: Server) -> None:
     assert httpx.get(f"{server.url}/v1/sessions/{first}").status_code == 404
 
 
+def test_an_open_tab_joins_a_reply_started_in_another(ui: UI, server: Server) -> None:
+    page = open_chat(ui, server)
+    watcher = ui.page(page.url)  # idle, showing the same session
+    expect(watcher.locator("#conversation[aria-busy=false]")).to_have_text("")
+    send(page, "gated, watched from elsewhere")
+    # The watcher sees the reply at its next session-list refresh (every 5 s).
+    expect(conversation(watcher)).to_contain_text(PART_ONE.strip(), timeout=15_000)
+    expect(conversation(watcher).locator(".msg.user")).to_have_text("gated, watched from elsewhere")
+    server.open_gate("go")
+    expect(conversation(watcher)).to_contain_text("The end.")
+    assert conversation(watcher).locator(".msg.assistant").inner_text().count(PART_ONE.strip()) == 1
+    server.workdir.joinpath("gates", "go").unlink()
+
+
 def test_first_load_weight(ui: UI, server: Server) -> None:
     page = ui.page(server.url)
     expect(page.get_by_role("navigation", name="Sessions")).to_be_visible()

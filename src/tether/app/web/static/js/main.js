@@ -169,7 +169,8 @@ class App {
     const mine = list.find((s) => s.session_id === this.sessionId);
     if (mine && this.follower?.busy) mine.status = this.status; // the stream knows better
     this.renderSessions();
-    if (mine && !this.follower?.busy && mine.status !== "idle" && this.status === "idle") {
+    const unseen = mine && this.follower && (mine.last_event_id || 0) > this.follower.lastSeq;
+    if (unseen && !this.follower.busy && mine.status !== "idle" && this.status === "idle") {
       await this.select(mine.session_id); // a reply started elsewhere (another tab): join it
     }
   }
@@ -395,7 +396,9 @@ async function withStatuses(list) {
       .filter((s) => !s.status)
       .map(async (s) => {
         try {
-          s.status = (await json("GET", `/v1/sessions/${encodeURIComponent(s.session_id)}`)).status;
+          const view = await json("GET", `/v1/sessions/${encodeURIComponent(s.session_id)}`);
+          s.status = view.status;
+          s.last_event_id = view.last_event_id;
         } catch (err) {
           if (err instanceof AuthRequired) throw err;
         }
