@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 from webui import CHROMIUM, CHROMIUM_ARGS, UI, PageErrors, Server, artifacts_dir, need_chromium
 
@@ -44,3 +45,15 @@ def ui(browser: Any, request: pytest.FixtureRequest) -> Iterator[UI]:
             page.screenshot(path=str(folder / f"page{n}.png"), full_page=True)
     context.close()
     assert errors.errors == [], errors.errors
+
+
+@pytest.fixture(autouse=True)
+def _interrupt_leftovers(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After a test on the shared server, interrupt what it left running (a failed test)."""
+    yield
+    if "server" not in request.fixturenames:
+        return
+    srv: Server = request.getfixturevalue("server")
+    listing = httpx.get(f"{srv.url}/v1/sessions", timeout=10).json()
+    for info in listing["sessions"]:
+        httpx.post(f"{srv.url}/v1/sessions/{info['session_id']}/interrupt", timeout=10)

@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 import pytest
-from web_agents import PART_ONE, PART_TWO
+from web_agents import PART_ONE, PART_TWO, gate_name
 from webui import ROOT, UI, PageErrors, Server, artifacts_dir
 
 try:
@@ -189,12 +189,11 @@ def test_second_tab_joins_a_running_reply(ui: UI, server: Server) -> None:
     second = ui.page(page.url)
     expect(conversation(second)).to_contain_text(PART_ONE.strip())
     expect(second.get_by_role("button", name="Stop")).to_be_enabled()
-    server.open_gate("go")
+    server.open_gate(gate_name("gated answer"))
     for tab in (page, second):
         expect(conversation(tab)).to_contain_text("The end.")
         assert conversation(tab).locator(".msg.assistant").inner_text().count(PART_ONE.strip()) == 1
         assert (PART_ONE + PART_TWO) in conversation(tab).locator(".msg.assistant").inner_text()
-    server.workdir.joinpath("gates", "go").unlink()
 
 
 def test_notices_usage_and_plugin_badges(ui: UI, server: Server) -> None:
@@ -247,17 +246,27 @@ def test_an_open_tab_joins_a_reply_started_in_another(ui: UI, server: Server) ->
     send(page, "gated, watched from elsewhere")
     # The watcher sees the reply at its next session-list refresh (every 5 s).
     expect(conversation(watcher)).to_contain_text(PART_ONE.strip(), timeout=15_000)
-    expect(conversation(watcher).locator(".msg.user")).to_have_text("gated, watched from elsewhere")
-    server.open_gate("go")
+    server.open_gate(gate_name("gated, watched from elsewhere"))
     expect(conversation(watcher)).to_contain_text("The end.")
     assert conversation(watcher).locator(".msg.assistant").inner_text().count(PART_ONE.strip()) == 1
-    server.workdir.joinpath("gates", "go").unlink()
+
+
+def test_a_tab_opened_mid_reply_shows_its_question(ui: UI, server: Server) -> None:
+    """The running reply's input comes from /messages: the server must have saved the state
+    at the reply's start (the `checkpoint=` save points of issue 15)."""
+    page = open_chat(ui, server)
+    send(page, "gated, and what was asked")
+    expect(conversation(page)).to_contain_text(PART_ONE.strip())
+    late = ui.page(page.url)
+    expect(conversation(late)).to_contain_text(PART_ONE.strip())
+    expect(conversation(late).locator(".msg.user")).to_have_text("gated, and what was asked")
+    server.open_gate(gate_name("gated, and what was asked"))
+    expect(conversation(late)).to_contain_text("The end.")
 
 
 def test_first_load_weight(ui: UI, server: Server) -> None:
     page = ui.page(server.url)
-    expect(page.get_by_role("navigation", name="Sessions")).to_be_visible()
-    page.wait_for_load_state("networkidle")
+    expect(page.get_by_role("button", name="New session")).to_be_enabled()  # loaded and ready
     sizes = page.evaluate(
         """() => performance.getEntriesByType('navigation').concat(
             performance.getEntriesByType('resource')).map(e => [e.name, e.transferSize])"""

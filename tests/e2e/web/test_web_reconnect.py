@@ -8,7 +8,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from web_agents import PART_ONE, PART_TWO
+from web_agents import PART_ONE, PART_TWO, gate_name
 from webui import REDIS_DB, UI, Server, redis_answers, redis_cleanup
 
 try:
@@ -63,7 +63,9 @@ def test_page_recovers_after_its_server_is_killed(ui: UI, workers: tuple[Server,
     expect(page.locator("#session-list [aria-current=page] .badge")).to_have_text("running")
     page_server.kill()
     expect(page.get_by_role("status")).to_have_text("Reconnecting…")
-    reply_server.open_gate("go")  # the reply goes on in the other worker while the page is cut off
+    reply_server.open_gate(
+        gate_name("gated reply please")
+    )  # the reply goes on in the other worker while the page is cut off
     _wait_idle(reply_server, session["session_id"])
     page_server.start()
     expect(chat).to_contain_text("The end.")

@@ -6,13 +6,14 @@ user's message (a keyword picks the script) and which of the script's steps alre
 process — the restart test kills the server mid-reply and another one carries on.
 
 Steps can wait on a gate: a file named `<gate>` in `$TETHER_WEB_GATES`, created by the
-test when it wants the reply to go on. Nothing here sleeps for timing, only to poll a gate.
+test when it wants the reply to go on (a `gated` reply's gate is named after its message). Nothing here sleeps for timing, only to poll a gate.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import re
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,11 @@ HELLO = (
 )
 PART_ONE = "The first half of a long answer, streamed before the gate. "
 PART_TWO = "The second half, streamed after the gate opened. The end."
+
+
+def gate_name(text: str) -> str:
+    """The gate a `gated` reply to `text` waits on (one per message, so tests never share)."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
 async def wait_gate(name: str) -> None:
@@ -76,37 +82,37 @@ def _ours(block: Any) -> bool:
     return isinstance(block, ToolCallBlock) and block.id.startswith("s") and "c" in block.id
 
 
-SCRIPTS: dict[str, Callable[[int, list[ToolResultBlock]], list[Any]]] = {
-    "hello": lambda step, _: [
+SCRIPTS: dict[str, Callable[[int, list[ToolResultBlock], str], list[Any]]] = {
+    "hello": lambda step, _, text: [
         *_text(HELLO),
         UsageDelta(ChatUsage(input_tokens=1200, output_tokens=34)),
     ],
-    "notes": lambda step, _: (
+    "notes": lambda step, _, text: (
         _calls(0, ("activate_plugin", '{"module_name": "note", "rounds": 3}'))
         if step == 0
         else _text("Notes are awake.")
     ),
-    "concurrent": lambda step, results: (
+    "concurrent": lambda step, results, text: (
         _calls(0, ("lookup", '{"topic": "alpha"}'), ("lookup", '{"topic": "beta"}'))
         if step == 0
         else _text("Both lookups finished: " + ", ".join(r.get_text() for r in results) + ".")
     ),
-    "always": lambda step, results: (
+    "always": lambda step, results, text: (
         _calls(step, ("Bash", '{"command": "mkdir -p made' + str(step) + '"}'))
         if step < 2
         else _text(f"Ran {len(results)} commands.")
     ),
-    "deny": lambda step, results: (
+    "deny": lambda step, results, text: (
         _calls(0, ("Bash", '{"command": "rm -rf precious"}'))
         if step == 0
         else _text(f"Understood: the call was {results[-1].state.value}, so I left it alone.")
     ),
-    "deploy": lambda step, results: (
+    "deploy": lambda step, results, text: (
         _calls(0, ("deploy", '{"version": "2.0"}'))
         if step == 0
         else _text(f"The deploy reported: {results[-1].get_text()}")
     ),
-    "fetch both": lambda step, results: (
+    "fetch both": lambda step, results, text: (
         _calls(
             0,
             ("fetch_page", '{"url": "https://a.example"}'),
@@ -117,8 +123,8 @@ SCRIPTS: dict[str, Callable[[int, list[ToolResultBlock]], list[Any]]] = {
             "Results: " + "; ".join(f"{r.state.value}: {r.get_text()[:20]}" for r in results) + "."
         )
     ),
-    "forever": lambda step, _: [*_text(PART_ONE), "never", *_text(PART_TWO)],
-    "gated": lambda step, _: [*_text(PART_ONE), "go", *_text(PART_TWO)],
+    "forever": lambda step, _, text: [*_text(PART_ONE), "never", *_text(PART_TWO)],
+    "gated": lambda step, _, text: [*_text(PART_ONE), gate_name(text), *_text(PART_TWO)],
 }
 
 
@@ -134,7 +140,7 @@ def route(request: ChatRequest) -> list[Any] | BaseException:
     step, results = _step_and_results(reply)
     for word, script in SCRIPTS.items():
         if word in user_text.lower():
-            return script(step, results)
+            return script(step, results, user_text)
     return _text(f"You said: {user_text}")
 
 
