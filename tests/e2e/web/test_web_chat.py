@@ -69,6 +69,19 @@ def test_send_message_streams_markdown(ui: UI, server: Server) -> None:
     expect(conversation(page).locator(".msg.user")).to_contain_text("hello there")
 
 
+def test_markup_from_the_model_is_shown_as_text(ui: UI, server: Server) -> None:
+    page = open_chat(ui, server)
+    send(page, "send some markup <i>too</i>")
+    chat = conversation(page)
+    expect(chat).to_contain_text('<img src=x onerror="window.pwned=1">')
+    expect(chat.locator("pre code")).to_have_text("<iframe src=x></iframe>")
+    expect(chat.locator("strong")).to_have_text("<b>bold?</b>")
+    expect(chat.locator(".msg.user")).to_have_text("send some markup <i>too</i>")
+    assert chat.locator("img, script, iframe, b, i").count() == 0
+    assert chat.locator("a").count() == 0  # a javascript: link stays text
+    assert page.evaluate("window.pwned") is None
+
+
 def test_two_concurrent_tool_cards(ui: UI, server: Server) -> None:
     page = open_chat(ui, server)
     send(page, "run two concurrent lookups")

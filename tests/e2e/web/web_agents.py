@@ -33,6 +33,10 @@ HELLO = (
     '```python\ndef greet(name):\n    return f"hi {name}"  # friendly\n```\n\n'
     "- one\n- two\n\nThat is all."
 )
+MARKUP = (
+    '<img src=x onerror="window.pwned=1"> <script>window.pwned=2</script> '
+    "[click me](javascript:window.pwned=3) **<b>bold?</b>**\n\n```html\n<iframe src=x></iframe>\n```"
+)
 PART_ONE = "The first half of a long answer, streamed before the gate. "
 PART_TWO = "The second half, streamed after the gate opened. The end."
 
@@ -87,6 +91,7 @@ SCRIPTS: dict[str, Callable[[int, list[ToolResultBlock], str], list[Any]]] = {
         *_text(HELLO),
         UsageDelta(ChatUsage(input_tokens=1200, output_tokens=34)),
     ],
+    "markup": lambda step, _, text: _text(MARKUP),
     "notes": lambda step, _, text: (
         _calls(0, ("activate_plugin", '{"module_name": "note", "rounds": 3}'))
         if step == 0
