@@ -158,6 +158,7 @@ export class Conversation {
     div.append(renderMarkdown(text));
     this.root.insertBefore(div, before);
     if (!before) this.scroll(true);
+    return div;
   }
 
   view(id) {

@@ -348,9 +348,12 @@ class App {
     await this.guard(async () => {
       if (!this.sessionId) await this.createSession(text.trim().split("\n")[0]);
       box.value = "";
-      this.conversation.addUserText(text);
+      const bubble = this.conversation.addUserText(text);
       this.setStatus("running");
-      await this.postReply({ role: "user", content: text }, () => (box.value ||= text));
+      await this.postReply({ role: "user", content: text }, () => {
+        bubble.remove(); // not sent: the text goes back into the box
+        box.value ||= text;
+      });
     });
   }
 
@@ -367,6 +370,9 @@ class App {
         undo?.();
         const session = await json("GET", `/v1/sessions/${encodeURIComponent(this.sessionId)}`).catch(() => null);
         this.setStatus(session?.status || "idle");
+        if (err.status === 409 && session && session.status !== "idle") {
+          await this.select(this.sessionId); // busy elsewhere: show what it is doing
+        }
         throw err;
       }
       this.bar.connection("reconnecting"); // the request may have reached the server: follow the log
