@@ -82,6 +82,45 @@ def test_markup_from_the_model_is_shown_as_text(ui: UI, server: Server) -> None:
     assert page.evaluate("window.pwned") is None
 
 
+def test_thinking_is_collapsed(ui: UI, server: Server) -> None:
+    page = open_chat(ui, server)
+    send(page, "think first")
+    expect(conversation(page)).to_contain_text("Decided.")
+    thinking = conversation(page).locator("details.thinking")
+    expect(thinking.locator("summary")).to_have_text("Thinking")
+    expect(thinking.get_by_text("Weighing it up quietly.")).to_be_hidden()
+    thinking.locator("summary").click()
+    expect(thinking.get_by_text("Weighing it up quietly.")).to_be_visible()
+
+
+def test_bash_output_streams_into_its_card(ui: UI, server: Server) -> None:
+    page = open_chat(ui, server)
+    send(page, "show live output")  # echo, test and sleep only: it runs without asking
+    running = conversation(page).get_by_role("article", name="Bash tool call, running")
+    expect(running.locator(".output")).to_have_text("first line\n")  # before the command ends
+    server.open_gate("output")
+    done = conversation(page).get_by_role("article", name="Bash tool call, done")
+    expect(done.locator(".output")).to_contain_text("first line\nsecond line")
+    expect(conversation(page)).to_contain_text("The command finished.")
+
+
+def test_write_and_edit_show_diffs(ui: UI, server: Server) -> None:
+    page = open_chat(ui, server)
+    send(page, "write a file")
+    card = conversation(page).get_by_role("article", name="Write tool call, asking")
+    expect(card.locator(".diff .add")).to_have_text(["+ line one", "+ line two", "+ "])
+    page.get_by_role("button", name="Allow once").click()
+    expect(conversation(page)).to_contain_text("Write: success.")
+    send(page, "now edit the file")
+    card = conversation(page).get_by_role("article", name="Edit tool call, asking")
+    expect(card.locator(".diff .del")).to_have_text(["- line two"])
+    expect(card.locator(".diff .add")).to_have_text(["+ line 2"])
+    expect(card.locator(".caption")).to_have_text("notes.txt")
+    page.get_by_role("button", name="Allow once").click()
+    expect(conversation(page)).to_contain_text("Edit: success.")
+    assert (server.workdir / "notes.txt").read_text() == "line one\nline 2\n"
+
+
 def test_two_concurrent_tool_cards(ui: UI, server: Server) -> None:
     page = open_chat(ui, server)
     send(page, "run two concurrent lookups")

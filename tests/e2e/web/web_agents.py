@@ -12,6 +12,7 @@ test when it wants the reply to go on (a `gated` reply's gate is named after its
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 from collections.abc import AsyncIterator, Callable
@@ -21,10 +22,17 @@ from typing import Any
 from tether.agent import Agent, ModelConfig
 from tether.message import ChatUsage, Msg, ToolCallBlock, ToolResultBlock
 from tether.model import ScriptedChatModel
-from tether.model._types import ChatRequest, ModelDelta, TextDelta, ToolCallDelta, UsageDelta
+from tether.model._types import (
+    ChatRequest,
+    ModelDelta,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    UsageDelta,
+)
 from tether.plugin import Plugin
 from tether.tool import Toolkit, tool
-from tether.tool.builtin import Bash
+from tether.tool.builtin import Bash, Edit, Write
 
 GATES = Path(os.environ.get("TETHER_WEB_GATES", "/nonexistent"))
 
@@ -37,6 +45,7 @@ MARKUP = (
     '<img src=x onerror="window.pwned=1"> <script>window.pwned=2</script> '
     "[click me](javascript:window.pwned=3) **<b>bold?</b>**\n\n```html\n<iframe src=x></iframe>\n```"
 )
+LIVE_COMMAND = "echo first line; until [ -e gates/output ]; do sleep 0.05; done; echo second line"
 PART_ONE = "The first half of a long answer, streamed before the gate. "
 PART_TWO = "The second half, streamed after the gate opened. The end."
 
@@ -91,6 +100,35 @@ SCRIPTS: dict[str, Callable[[int, list[ToolResultBlock], str], list[Any]]] = {
         *_text(HELLO),
         UsageDelta(ChatUsage(input_tokens=1200, output_tokens=34)),
     ],
+    "think": lambda step, _, text: [
+        ThinkingDelta(text="Weighing it up quietly."),
+        *_text("Decided."),
+    ],
+    "live output": lambda step, results, text: (
+        _calls(0, ("Bash", json.dumps({"command": LIVE_COMMAND})))
+        if step == 0
+        else _text("The command finished.")
+    ),
+    "write a file": lambda step, results, text: (
+        _calls(
+            0, ("Write", json.dumps({"file_path": "notes.txt", "content": "line one\nline two\n"}))
+        )
+        if step == 0
+        else _text(f"Write: {results[-1].state.value}.")
+    ),
+    "edit the file": lambda step, results, text: (
+        _calls(
+            0,
+            (
+                "Edit",
+                json.dumps(
+                    {"file_path": "notes.txt", "old_string": "line two", "new_string": "line 2"}
+                ),
+            ),
+        )
+        if step == 0
+        else _text(f"Edit: {results[-1].state.value}.")
+    ),
     "markup": lambda step, _, text: _text(MARKUP),
     "notes": lambda step, _, text: (
         _calls(0, ("activate_plugin", '{"module_name": "note", "rounds": 3}'))
@@ -203,7 +241,9 @@ def make_agents() -> dict[str, Agent]:
         "helper",
         "You are a scripted helper for browser tests.",
         model,
-        toolkit=Toolkit(tools=[Bash(), lookup, fetch_page, deploy], plugins=[NOTES]),
+        toolkit=Toolkit(
+            tools=[Bash(), Write(), Edit(), lookup, fetch_page, deploy], plugins=[NOTES]
+        ),
         model_config=ModelConfig(initial_retry_delay=0.05, max_retry_delay=0.05),
     )
     return {"helper": agent}
