@@ -201,3 +201,29 @@ class UI:
         self.pages.append(page)
         page.goto(url)
         return page
+
+
+def open_chat(ui: UI, server: Server) -> Any:
+    """A page on a fresh session of the helper agent."""
+    from playwright.sync_api import expect
+
+    page = ui.page(server.url)
+    new = page.get_by_role("button", name="New session")
+    expect(new).to_be_enabled()  # the first load is done
+    before = page.locator("#session-list li").count()
+    new.click()
+    expect(page.locator("#session-list li")).to_have_count(before + 1)
+    expect(page.locator("#conversation[aria-busy=false]")).to_have_text("")
+    return page
+
+
+def send(page: Any, text: str) -> None:
+    """Type `text` into the Message box and press Enter."""
+    box = page.get_by_role("textbox", name="Message")
+    box.fill(text)
+    box.press("Enter")
+
+
+def conversation(page: Any) -> Any:
+    """The "Conversation" region."""
+    return page.get_by_role("region", name="Conversation")

@@ -1,11 +1,12 @@
 // The app: wires the session list, the conversation, the pending panel and the composer to
 // the HTTP API. Everything the page shows comes from the API's JSON and its event stream.
 
-import { ApiError, AuthRequired, json, request, setApiKey } from "./api.js";
+import { ApiError, AuthRequired, json, request } from "./api.js";
+import { KeyPrompt } from "./auth.js";
 import { PendingPanel } from "./confirm.js";
 import { Conversation, firstTokenTimings } from "./conversation.js";
-import { badgeText, renderSessions } from "./sessions.js";
-import { Follower } from "./stream.js";
+import { badgeText, fetchAgents, fetchSessions, renderAgents, renderSessions } from "./sessions.js";
+import { Follower, statusAfter } from "./stream.js";
 import { Status } from "./status.js";
 
 const $ = (id) => document.getElementById(id);
@@ -19,7 +20,7 @@ class App {
     this.sessionId = null;
     this.status = "idle";
     this.follower = null;
-    this.authWaiters = null;
+    this.keys = new KeyPrompt();
     this.conversation = new Conversation($("conversation"), {
       onUsage: (usage) => this.bar.usage(usage),
       onPlugin: (ev) => this.bar.plugin(ev),
@@ -80,36 +81,15 @@ class App {
       const open = document.body.classList.toggle("nav-open");
       $("menu-toggle").setAttribute("aria-expanded", String(open));
     };
-    $("auth-form").addEventListener("submit", (e) => {
-      e.preventDefault();
-      setApiKey($("api-key").value.trim());
-      $("auth-dialog").close();
-      const waiters = this.authWaiters || [];
-      this.authWaiters = null;
-      for (const resolve of waiters) resolve();
-    });
   }
 
   /** Run `fn`; on 401 ask for a key and run it again. */
-  async withAuth(fn) {
-    for (;;) {
-      try {
-        return await fn();
-      } catch (err) {
-        if (!(err instanceof AuthRequired)) throw err;
-        await this.askKey(err);
-      }
-    }
+  withAuth(fn) {
+    return this.keys.retry(fn);
   }
 
   askKey() {
-    const had = Boolean(sessionStorage.getItem("tether.apiKey"));
-    $("auth-message").textContent = had
-      ? "The server refused that API key (401 Unauthorized). Enter a valid key."
-      : "This server needs an API key (it answered 401 Unauthorized).";
-    setApiKey("");
-    if (!$("auth-dialog").open) $("auth-dialog").showModal();
-    return new Promise((resolve) => (this.authWaiters ||= []).push(resolve));
+    return this.keys.ask();
   }
 
   /** Run a UI action; show its error instead of losing it. */
@@ -122,21 +102,10 @@ class App {
   }
 
   async loadAgents() {
-    const body = await json("GET", "/v1/agents");
-    this.agents = Array.isArray(body) ? body : body.agents || [];
-    const picker = $("agent-picker");
-    picker.replaceChildren(
-      ...this.agents.map((a) => {
-        const o = document.createElement("option");
-        o.value = a.id;
-        o.textContent = a.name && a.name !== a.id ? `${a.name} (${a.id})` : a.id;
-        if (a.description) o.title = a.description;
-        return o;
-      }),
-    );
+    this.agents = await fetchAgents();
     const saved = localStorage.getItem(AGENT_KEY);
     this.agentId = this.agents.some((a) => a.id === saved) ? saved : this.agents[0]?.id;
-    picker.value = this.agentId || "";
+    renderAgents($("agent-picker"), this.agents, this.agentId);
     this.bar.agent(this.agents.find((a) => a.id === this.agentId));
   }
 
@@ -158,13 +127,9 @@ class App {
   async refreshSessions() {
     const agentId = this.agentId;
     if (!agentId) return;
-    const body = await this.withAuth(() => json("GET", `/v1/sessions?agent_id=${encodeURIComponent(agentId)}`));
-    if (agentId !== this.agentId) return; // another agent was picked meanwhile
-    const list = Array.isArray(body) ? body : body.sessions || body.items || [];
     const current = this.sessions.find((s) => s.session_id === this.sessionId);
-    if (current && !list.some((s) => s.session_id === current.session_id)) list.push(current); // made meanwhile
-    await withStatuses(list.slice(0, 30));
-    list.sort((a, b) => String(b.updated_at || b.created_at || "").localeCompare(String(a.updated_at || a.created_at || "")));
+    const list = await this.withAuth(() => fetchSessions(agentId, current));
+    if (agentId !== this.agentId) return; // another agent was picked meanwhile
     this.sessions = list;
     const mine = list.find((s) => s.session_id === this.sessionId);
     if (mine && this.follower?.busy) mine.status = this.status; // the stream knows better
@@ -392,37 +357,6 @@ class App {
       await request("POST", `/v1/sessions/${encodeURIComponent(this.sessionId)}/interrupt`);
       if (wasPaused) await this.follow(null);
     });
-  }
-}
-
-/** Fill in `status` of listed sessions that lack it (GET each one). */
-async function withStatuses(list) {
-  await Promise.all(
-    list
-      .filter((s) => !s.status)
-      .map(async (s) => {
-        try {
-          const view = await json("GET", `/v1/sessions/${encodeURIComponent(s.session_id)}`);
-          s.status = view.status;
-          s.last_event_id = view.last_event_id;
-        } catch (err) {
-          if (err instanceof AuthRequired) throw err;
-        }
-      }),
-  );
-}
-
-function statusAfter(ev, current) {
-  switch (ev.type) {
-    case "reply_end":
-    case "error":
-      return "idle";
-    case "require_user_confirm":
-      return "awaiting_confirmation";
-    case "require_external_execution":
-      return current === "awaiting_confirmation" ? current : "awaiting_external";
-    default:
-      return ev.type.endsWith("_result") || ev.type === "user_interrupt" ? current : "running";
   }
 }
 

@@ -108,3 +108,18 @@ export class Follower {
     });
   }
 }
+
+/** The session status after event `ev` (`current` before it). */
+export function statusAfter(ev, current) {
+  switch (ev.type) {
+    case "reply_end":
+    case "error":
+      return "idle";
+    case "require_user_confirm":
+      return "awaiting_confirmation";
+    case "require_external_execution":
+      return current === "awaiting_confirmation" ? current : "awaiting_external";
+    default:
+      return ev.type.endsWith("_result") || ev.type === "user_interrupt" ? current : "running";
+  }
+}
