@@ -35,7 +35,7 @@ class Backend:
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
     if request.param == "sqlite":
         db = tmp_path / "sessions.db"
-        yield Backend("sqlite", lambda: (SQLiteStorage(db), SQLiteEventLog(db)))
+        yield Backend("sqlite", lambda: (SQLiteStorage(db), SQLiteEventLog(tmp_path / "events.db")))
         return
     redis_or_skip()
     prefix = unique("tsvc")

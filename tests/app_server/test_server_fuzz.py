@@ -27,7 +27,7 @@ def test_fuzz_the_api_from_its_openapi_document(tmp_path, test_dir):
     app = create_app(
         {"planner": make_agent()},
         SQLiteStorage(db),
-        events=SQLiteEventLog(db),
+        events=SQLiteEventLog(tmp_path / "fuzz.events.db"),
         max_body_bytes=20_000,
     )
     with ThreadServer(app) as server, httpx.Client(base_url=server.url, timeout=30) as c:

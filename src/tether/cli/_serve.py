@@ -148,6 +148,7 @@ def _agents(config: dict[str, Any]) -> Any:
 
 
 def _storage(url: str, prefix: str) -> tuple[Any, Any]:
+    from tether.app.server import events_path
     from tether.app.storage import RedisStorage, SQLiteStorage
     from tether.app.storage._events_redis import RedisEventLog
     from tether.app.storage._events_sqlite import SQLiteEventLog
@@ -159,7 +160,7 @@ def _storage(url: str, prefix: str) -> tuple[Any, Any]:
         )
     if url.startswith("sqlite:///"):
         path = url.removeprefix("sqlite:///") or "./.tether/sessions.db"
-        return SQLiteStorage(path), SQLiteEventLog(path)
+        return SQLiteStorage(path), SQLiteEventLog(events_path(path))
     raise ConfigError(
         f"--storage must be sqlite:///path.db or redis://host:port/db, got {_safe(url)!r}"
     )

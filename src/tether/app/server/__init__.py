@@ -3,7 +3,7 @@
 Needs the `server` extra (`pip install 'tether[server]'`); run it with `tether serve`.
 """
 
-from tether.app.server._app import STATIC_DIR, create_app, event_log_for
+from tether.app.server._app import STATIC_DIR, create_app, event_log_for, events_path
 from tether.app.server._auth import LOCAL_USER, keys_from_env, keys_from_file
 
 __all__ = [
@@ -11,6 +11,7 @@ __all__ = [
     "STATIC_DIR",
     "create_app",
     "event_log_for",
+    "events_path",
     "keys_from_env",
     "keys_from_file",
 ]

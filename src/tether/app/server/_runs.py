@@ -21,7 +21,7 @@ from typing import Any
 
 from tether.agent import Agent
 from tether.app.storage import StorageBase
-from tether.app.storage._events import EventLogBase, Lease, LogKey
+from tether.app.storage._events import EventLogBase, Lease, LogItem, LogKey
 from tether.errors import (
     InvalidInputError,
     LeaseLostError,
@@ -96,6 +96,9 @@ class _Run:
     logged: int = 0
     pump: asyncio.Task[None] | None = None
     interrupted: bool = False
+    pending: list[LogItem] = field(default_factory=list)
+    writer: asyncio.Task[None] | None = None
+    lost: BaseException | None = None
 
 
 class Runs:
@@ -228,7 +231,11 @@ class Runs:
             await run.pump
         except asyncio.CancelledError:
             task = asyncio.current_task()
-            if not run.interrupted or (task is not None and task.cancelling()):
+            if task is not None and task.cancelling():
+                raise
+            if run.lost is not None:
+                raise run.lost from None
+            if not run.interrupted:
                 raise
         if run.interrupted and not run.tail:
             await self._end_interrupted(run)
@@ -246,15 +253,45 @@ class Runs:
         stream = _reply_stream(run.agent, inputs, self._checkpoint(run))
         async with aclosing(stream):
             async for event in stream:
+                if run.lost is not None:
+                    raise run.lost
                 if run.tail or event.type in _TERMINAL:
                     run.tail.append(event)  # logged with the release, after the save
                 else:
-                    await self.events.append(
-                        run.lease, event.reply_id, str(event.type), event.model_dump_json()
-                    )
-                    run.logged += 1
+                    self._log(run, event)
                 if not run.started.done():
                     run.started.set_result(None)
+
+    def _log(self, run: _Run, event: AgentEvent) -> None:
+        """Queue the event; one writer task appends what queued up in one step.
+
+        Events a reply emits without awaiting in between (a model step's blocks) are
+        written together; nobody reads an event before its append committed.
+        """
+        run.pending.append(_item(event))
+        run.logged += 1
+        if run.writer is None or run.writer.done():
+            run.writer = asyncio.create_task(self._write(run))
+
+    async def _write(self, run: _Run) -> None:
+        while run.pending and run.lost is None:
+            batch, run.pending = run.pending, []
+            try:
+                await self.events.append(run.lease, batch)
+            except TetherError as exc:  # lease lost or log down: this run cannot go on
+                run.lost = exc
+                if run.pump is not None:
+                    run.pump.cancel()
+
+    async def _flush(self, run: _Run) -> None:
+        """Wait until every queued event is appended (or raise why it cannot be)."""
+        while run.writer is not None and not run.writer.done():
+            await asyncio.shield(run.writer)
+        if run.pending and run.lost is None:
+            run.writer = asyncio.create_task(self._write(run))
+            await run.writer
+        if run.lost is not None:
+            raise run.lost
 
     def _checkpoint(self, run: _Run) -> Checkpoint | None:
         """The storage's save-point callable, fenced by the lease, if the library has one."""
@@ -264,6 +301,7 @@ class Runs:
         save: Checkpoint = maker(*run.ref.ids)
 
         async def checkpoint(state: AgentState) -> None:
+            await self._flush(run)
             await self.events.renew(run.lease, self.lease_ttl)
             await save(state)
             self._check_open()  # shutting down: stop here, saved, before the next side effect
@@ -274,6 +312,7 @@ class Runs:
         """Save the state under the lease (the versioned write refuses a stale state)."""
         if not run.started.done():
             return  # nothing ran
+        await self._flush(run)
         await self.events.renew(run.lease, self.lease_ttl)
         await self.storage.update_session_state(*run.ref.ids, run.agent.state)
 
@@ -295,11 +334,9 @@ class Runs:
         """Log the held-back events with the end marker and release the lease."""
         self._runs.pop(run.ref.key, None)
         try:
-            for event in run.tail:
-                await self.events.append(
-                    run.lease, event.reply_id, str(event.type), event.model_dump_json()
-                )
-            await self.events.release(run.lease, mark_end=bool(run.logged or run.tail))
+            await self._flush(run)
+            tail = [_item(event) for event in run.tail]
+            await self.events.release(run.lease, tail, mark_end=bool(run.logged or run.tail))
         except LeaseLostError:
             pass
         except StorageError as exc:
@@ -316,6 +353,10 @@ class Runs:
                 self._stop(run)
             if pending:
                 await asyncio.wait(pending, timeout=grace)
+
+
+def _item(event: AgentEvent) -> LogItem:
+    return LogItem(event.reply_id, str(event.type), event.model_dump_json())
 
 
 def _reply_id(run: _Run) -> str:

@@ -25,7 +25,7 @@ async def follow(
     With `token`, stop at the end marker of that run; without, stop once caught up with
     a run that ended (or when none runs). Yields None while waiting (for keep-alives).
     """
-    cursor, ended = after, False
+    cursor, ended, look = after, False, True
     while True:
         entries = await events.read(key, cursor)
         for entry in entries:
@@ -41,13 +41,14 @@ async def follow(
             continue
         if token is None and ended:
             return
-        if await events.active(key) is None:
-            # The lease is released in the same step as the end marker is written: with no
-            # lease, every entry of the run is in the log; read once more and stop there.
+        # Look at the lease when first caught up and after every quiet wait (a worker that
+        # died logs nothing more). It is released in the same step as the end marker is
+        # written: with no lease, every entry of the run is in the log; read once more.
+        if look and await events.active(key) is None:
             if not await events.read(key, cursor, 1):
                 return
             continue
-        await events.wait(key, cursor, _WAIT)
+        look = not await events.wait(key, cursor, _WAIT)
         yield None
 
 

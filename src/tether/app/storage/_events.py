@@ -15,13 +15,14 @@ by user and session id only).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Self
 
 from tether.errors import ReplyInProgressError
 
-__all__ = ["ActiveRun", "EventLogBase", "Lease", "LogEntry", "LogKey", "busy"]
+__all__ = ["ActiveRun", "EventLogBase", "Lease", "LogEntry", "LogItem", "LogKey", "busy"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +53,15 @@ class ActiveRun:
     """The id of the reply it runs ("" until its first event is logged)."""
     interrupt: bool
     """Someone asked it to stop."""
+
+
+@dataclass(frozen=True, slots=True)
+class LogItem:
+    """An event to append: its reply, type and JSON."""
+
+    reply_id: str
+    type: str
+    data: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,16 +141,21 @@ class EventLogBase(ABC):
         """
 
     @abstractmethod
-    async def append(self, lease: Lease, reply_id: str, type_: str, data: str) -> int:
-        """Append one event under the lease; return its sequence number.
+    async def append(self, lease: Lease, items: Sequence[LogItem]) -> int:
+        """Append events under the lease, in one atomic step; return the last number.
 
         Raises:
             LeaseLostError: another run took the lease over; nothing was written.
         """
 
     @abstractmethod
-    async def release(self, lease: Lease, *, mark_end: bool = True) -> None:
-        """Give the lease back (if still held), logging the end-of-run marker."""
+    async def release(
+        self, lease: Lease, items: Sequence[LogItem] = (), *, mark_end: bool = True
+    ) -> None:
+        """Append `items`, the end-of-run marker, and give the lease back, in one step.
+
+        Does nothing if the lease was taken over.
+        """
 
     @abstractmethod
     async def active(self, key: LogKey) -> ActiveRun | None:
@@ -159,8 +174,8 @@ class EventLogBase(ABC):
         """The sequence number of the session's last entry (0 if none)."""
 
     @abstractmethod
-    async def wait(self, key: LogKey, after: int, seconds: float) -> None:
-        """Return once an entry above `after` may exist, or after `seconds`."""
+    async def wait(self, key: LogKey, after: int, seconds: float) -> bool:
+        """Return True once an entry above `after` may exist; False after `seconds`."""
 
     @abstractmethod
     async def delete(self, key: LogKey) -> None:

@@ -7,10 +7,19 @@ reply id, interrupt flag; expires), `log` (a stream whose entry ids are `<seq>-1
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from tether.app.storage._events import ActiveRun, EventLogBase, Lease, LogEntry, LogKey, busy
+from tether.app.storage._events import (
+    ActiveRun,
+    EventLogBase,
+    Lease,
+    LogEntry,
+    LogItem,
+    LogKey,
+    busy,
+)
 from tether.errors import LeaseLostError, MissingDependencyError, StorageUnavailableError
 
 if TYPE_CHECKING:
@@ -37,24 +46,26 @@ redis.call('PEXPIRE', KEYS[2], ARGV[2])
 return redis.call('HGET', KEYS[2], 'interrupt')
 """
 )
-_APPEND = (
-    _CHECK
-    + """
-local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
-redis.call('XADD', KEYS[3], seq .. '-1', 't', ARGV[3], 'd', ARGV[4])
-redis.call('HSET', KEYS[2], 'reply', ARGV[2])
-return seq
-"""
-)
-_RELEASE = """
-if redis.call('HGET', KEYS[2], 'token') ~= ARGV[1] then return 0 end
-if ARGV[2] == '1' then
-  local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
-  redis.call('XADD', KEYS[3], seq .. '-1', 't', '', 'd', ARGV[1])
+_WRITE = """
+local seq = tonumber(redis.call('HGET', KEYS[1], 'seq') or '0')
+for i = 3, #ARGV, 3 do
+  seq = seq + 1
+  redis.call('XADD', KEYS[3], seq .. '-1', 't', ARGV[i + 1], 'd', ARGV[i + 2])
 end
+redis.call('HSET', KEYS[1], 'seq', seq)
+if #ARGV >= 3 then redis.call('HSET', KEYS[2], 'reply', ARGV[#ARGV - 2]) end
+"""
+_APPEND = _CHECK + _WRITE + "return seq"
+_RELEASE = (
+    """
+if redis.call('HGET', KEYS[2], 'token') ~= ARGV[1] then return 0 end
+"""
+    + _WRITE
+    + """
 redis.call('DEL', KEYS[2])
 return 1
 """
+)
 _INTERRUPT = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 redis.call('HSET', KEYS[1], 'interrupt', 1)
@@ -175,15 +186,16 @@ class RedisEventLog(EventLogBase):
         flag = await self._call("renew", self.keys(lease.key), lease.token, _ms(ttl))
         return str(flag) == "1"
 
-    async def append(self, lease: Lease, reply_id: str, type_: str, data: str) -> int:
-        """Append one event if the lease is still ours."""
-        return int(
-            await self._call("append", self.keys(lease.key), lease.token, reply_id, type_, data)
-        )
+    async def append(self, lease: Lease, items: Sequence[LogItem]) -> int:
+        """Append events if the lease is still ours."""
+        return int(await self._call("append", self.keys(lease.key), lease.token, "", *_flat(items)))
 
-    async def release(self, lease: Lease, *, mark_end: bool = True) -> None:
-        """Give the lease back, logging the end marker."""
-        await self._call("release", self.keys(lease.key), lease.token, "1" if mark_end else "0")
+    async def release(
+        self, lease: Lease, items: Sequence[LogItem] = (), *, mark_end: bool = True
+    ) -> None:
+        """Log `items` and the end marker, give the lease back."""
+        end = [LogItem("", "", str(lease.token))] if mark_end else []
+        await self._call("release", self.keys(lease.key), lease.token, "", *_flat([*items, *end]))
 
     async def active(self, key: LogKey) -> ActiveRun | None:
         """The run holding the lease, if any (an expired lease is gone)."""
@@ -223,13 +235,14 @@ class RedisEventLog(EventLogBase):
             raise self._down(exc) from exc
         return int(value or 0)
 
-    async def wait(self, key: LogKey, after: int, seconds: float) -> None:
+    async def wait(self, key: LogKey, after: int, seconds: float) -> bool:
         """Block on the stream until an entry above `after` arrives (or the timeout)."""
         ms = max(1, int(min(seconds, self.block) * 1000))
         try:
-            await self._client.xread({self.keys(key)[2]: f"{after}-1"}, count=1, block=ms)
+            got = await self._client.xread({self.keys(key)[2]: f"{after}-1"}, count=1, block=ms)
         except self._errors as exc:
             raise self._down(exc) from exc
+        return bool(got)
 
     async def delete(self, key: LogKey) -> None:
         """Remove the log, lease and binding (the counters stay, see `SQLiteEventLog`)."""
@@ -239,6 +252,11 @@ class RedisEventLog(EventLogBase):
         """Delete every key under this log's prefix (for tests and benchmarks)."""
         async for name in self._client.scan_iter(match=f"{self.key_prefix}:*", count=500):
             await self._client.delete(name)
+
+
+def _flat(items: Sequence[LogItem]) -> list[str]:
+    """(reply_id, type, data) triples as script arguments."""
+    return [part for it in items for part in (it.reply_id, it.type, it.data)]
 
 
 def _ms(seconds: float) -> int:

@@ -10,12 +10,20 @@ import asyncio
 import os
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
-from tether.app.storage._events import ActiveRun, EventLogBase, Lease, LogEntry, LogKey, busy
+from tether.app.storage._events import (
+    ActiveRun,
+    EventLogBase,
+    Lease,
+    LogEntry,
+    LogItem,
+    LogKey,
+    busy,
+)
 from tether.errors import LeaseLostError, StorageUnavailableError
 
 __all__ = ["SQLiteEventLog"]
@@ -57,6 +65,7 @@ class SQLiteEventLog(EventLogBase):
         self._db: sqlite3.Connection | None = None
         self._pool: ThreadPoolExecutor | None = None
         self._signals: dict[LogKey, asyncio.Event] = {}
+        self._last: dict[LogKey, int] = {}  # last seq this process wrote, per session
 
     def __repr__(self) -> str:
         return f"SQLiteEventLog({self.path!r})"
@@ -115,7 +124,11 @@ class SQLiteEventLog(EventLogBase):
 
         return run
 
-    def _signal(self, key: LogKey) -> None:
+    def _signal(self, key: LogKey, seq: int | None = None) -> None:
+        if seq is None:
+            self._last.pop(key, None)
+        else:
+            self._last[key] = seq
         event = self._signals.pop(key, None)
         if event is not None:
             event.set()
@@ -202,50 +215,54 @@ class SQLiteEventLog(EventLogBase):
 
         return await self._run(self._tx(run))
 
-    async def append(self, lease: Lease, reply_id: str, type_: str, data: str) -> int:
-        """Append one event if the lease is still ours; its sequence number."""
+    async def append(self, lease: Lease, items: Sequence[LogItem]) -> int:
+        """Append events if the lease is still ours; the last sequence number."""
 
         def run(db: sqlite3.Connection) -> int:
             last, _ = self._check(db, lease)
-            seq = last + 1
-            db.execute(
-                "INSERT INTO tether_events (user_id, session_id, seq, type, data)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (*_ids(lease.key), seq, type_, data),
-            )
-            db.execute(
-                f"UPDATE tether_event_heads SET last_seq = ?, reply_id = ? WHERE {_HEAD}",
-                (seq, reply_id, *_ids(lease.key)),
-            )
-            return seq
+            return self._write(db, lease, last, items)
 
         seq = await self._run(self._tx(run))
-        self._signal(lease.key)
+        self._signal(lease.key, seq)
         return seq
 
-    async def release(self, lease: Lease, *, mark_end: bool = True) -> None:
-        """Give the lease back and log the end marker (no-op if it was taken over)."""
+    def _write(
+        self, db: sqlite3.Connection, lease: Lease, last: int, items: Sequence[LogItem]
+    ) -> int:
+        rows = [(*_ids(lease.key), last + i, it.type, it.data) for i, it in enumerate(items, 1)]
+        db.executemany(
+            "INSERT INTO tether_events (user_id, session_id, seq, type, data)"
+            " VALUES (?, ?, ?, ?, ?)",
+            rows,
+        )
+        seq = last + len(rows)
+        if items:
+            db.execute(
+                f"UPDATE tether_event_heads SET last_seq = ?, reply_id = ? WHERE {_HEAD}",
+                (seq, items[-1].reply_id, *_ids(lease.key)),
+            )
+        return seq
 
-        def run(db: sqlite3.Connection) -> None:
+    async def release(
+        self, lease: Lease, items: Sequence[LogItem] = (), *, mark_end: bool = True
+    ) -> None:
+        """Log `items` and the end marker, give the lease back (no-op if taken over)."""
+        end = [LogItem("", "", str(lease.token))] if mark_end else []
+
+        def run(db: sqlite3.Connection) -> int | None:
             try:
                 last, _ = self._check(db, lease)
             except LeaseLostError:
-                return
-            if mark_end:
-                db.execute(
-                    "INSERT INTO tether_events (user_id, session_id, seq, type, data)"
-                    " VALUES (?, ?, ?, '', ?)",
-                    (*_ids(lease.key), last + 1, str(lease.token)),
-                )
-                last += 1
+                return None
+            last = self._write(db, lease, last, [*items, *end])
             db.execute(
-                "UPDATE tether_event_heads SET holder = 0, expires = 0, interrupt = 0,"
-                f" last_seq = ? WHERE {_HEAD}",
-                (last, *_ids(lease.key)),
+                "UPDATE tether_event_heads SET holder = 0, expires = 0, interrupt = 0"
+                f" WHERE {_HEAD}",
+                _ids(lease.key),
             )
+            return last
 
-        await self._run(self._tx(run))
-        self._signal(lease.key)
+        self._signal(lease.key, await self._run(self._tx(run)))
 
     async def active(self, key: LogKey) -> ActiveRun | None:
         """The run holding an unexpired lease, if any."""
@@ -293,22 +310,22 @@ class SQLiteEventLog(EventLogBase):
         row = await self._run(lambda: self._head(key, "last_seq"))
         return 0 if row is None else int(str(row[0]))
 
-    async def wait(self, key: LogKey, after: int, seconds: float) -> None:
+    async def wait(self, key: LogKey, after: int, seconds: float) -> bool:
         """Wake on an append by this process, or poll the file for other processes'."""
         deadline = time.monotonic() + seconds
         while True:
             signal = self._signals.setdefault(key, asyncio.Event())
-            row = await self._run(lambda: self._head(key, "last_seq"))
-            if row is None or int(str(row[0])) > after:
-                return
+            if self._last.get(key, 0) > after:
+                return True
             left = deadline - time.monotonic()
             if left <= 0:
-                return
+                return False
             try:
                 await asyncio.wait_for(signal.wait(), min(left, _POLL))
-                return
+                return True
             except TimeoutError:
-                continue
+                if await self.last_seq(key) > after:  # written by another process
+                    return True
 
     async def delete(self, key: LogKey) -> None:
         """Remove the log, lease and binding of a session.
