@@ -166,14 +166,18 @@ class App {
     this.setStatus("idle");
   }
 
-  createSession(title) {
-    const run = this.makeSession(title);
+  /** Messages typed while `run` (making or loading a session) is under way wait for it. */
+  switching(run) {
     const mark = run.catch(() => {});
     this.selecting = mark;
     mark.finally(() => {
       if (this.selecting === mark) this.selecting = null;
     });
     return run;
+  }
+
+  createSession(title) {
+    return this.switching(this.makeSession(title));
   }
 
   async makeSession(title) {
@@ -199,13 +203,7 @@ class App {
 
   /** Show session `id`: its messages, its status, and its reply in progress if any. */
   select(id) {
-    const loading = this.load(id);
-    const mark = loading.catch(() => {});
-    this.selecting = mark;
-    mark.finally(() => {
-      if (this.selecting === mark) this.selecting = null;
-    });
-    return loading;
+    return this.switching(this.load(id));
   }
 
   async load(id) {
