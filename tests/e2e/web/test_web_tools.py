@@ -149,3 +149,16 @@ def test_stop_ends_a_paused_reply(ui: UI, server: Server) -> None:
     ).to_be_visible()
     expect(page.get_by_role("button", name="Submit result")).to_have_count(0)
     expect(page.locator("#session-list [aria-current=page] .badge")).to_have_text("idle")
+
+
+def test_a_pause_answered_in_another_tab_clears_here(ui: UI, server: Server) -> None:
+    page = open_chat(ui, server)
+    send(page, "deny from the other tab")
+    expect(page.get_by_role("button", name="Deny")).to_be_visible()
+    other = ui.page(page.url)
+    other.get_by_role("button", name="Deny").click()
+    expect(conversation(other)).to_contain_text("the call was denied")
+    # This tab sees it at its next session-list refresh (every 5 s).
+    expect(page.get_by_role("button", name="Deny")).to_have_count(0, timeout=15_000)
+    expect(conversation(page).get_by_role("article", name="Bash tool call, denied")).to_be_visible()
+    expect(conversation(page)).to_contain_text("the call was denied")

@@ -69,7 +69,8 @@ class App {
       }
     });
     document.addEventListener("keydown", (e) => {
-      if (e.key === "Escape" && !$("stop").disabled && !document.querySelector("dialog[open]")) this.stop();
+      // Esc stops a running reply; a pause is ended only by its Stop button, never by a stray key.
+      if (e.key === "Escape" && this.status === "running" && !document.querySelector("dialog[open]")) this.stop();
     });
     $("stop").onclick = () => this.stop();
     $("new-session").onclick = () => {
@@ -94,6 +95,7 @@ class App {
 
   /** Run a UI action; show its error instead of losing it. */
   async guard(fn) {
+    this.bar.error("");
     try {
       await this.withAuth(fn);
     } catch (err) {
@@ -134,10 +136,9 @@ class App {
     const mine = list.find((s) => s.session_id === this.sessionId);
     if (mine && this.follower?.busy) mine.status = this.status; // the stream knows better
     this.renderSessions();
+    // Another tab started, answered or ended a reply: show what happened (and join it).
     const unseen = mine && this.follower && (mine.last_event_id || 0) > this.follower.lastSeq;
-    if (unseen && !this.follower.busy && mine.status !== "idle" && this.status === "idle") {
-      await this.select(mine.session_id); // a reply started elsewhere (another tab): join it
-    }
+    if (unseen && !this.follower.busy && mine.status !== this.status) await this.select(mine.session_id);
   }
 
   renderSessions() {
@@ -156,6 +157,8 @@ class App {
   }
 
   showEmpty() {
+    this.follower?.close();
+    this.follower = null;
     this.sessionId = null;
     this.conversation.clear();
     this.pending.clear();
