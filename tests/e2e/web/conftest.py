@@ -10,9 +10,13 @@ import pytest
 from webui import CHROMIUM, CHROMIUM_ARGS, UI, PageErrors, Server, artifacts_dir, need_chromium
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """Debian's headless Chromium, driven by Playwright."""
+    """Debian's headless Chromium, driven by Playwright.
+
+    Module-scoped: Playwright's sync API keeps its own event loop running while it is open,
+    which would break every pytest-asyncio test collected after these ones.
+    """
     need_chromium()
     from playwright.sync_api import sync_playwright
 
@@ -22,9 +26,9 @@ def browser() -> Iterator[Any]:
         chromium.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[Server]:
-    """One server on SQLite for the tests that need no restart."""
+    """One server on SQLite per test module, for the tests that need no restart."""
     workdir = tmp_path_factory.mktemp("web-serve")
     srv = Server(workdir, f"sqlite:///{workdir / 'sessions.db'}").start()
     yield srv
