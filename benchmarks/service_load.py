@@ -97,53 +97,63 @@ async def _ready(url: str) -> None:
     raise RuntimeError(f"server at {url} did not start")
 
 
-async def _client(url: str, stop: float, added: list[float], errors: list[str]) -> None:
-    import httpx
-
-    limits = httpx.Limits(max_connections=1)
-    async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as c:
-        sid = (await c.post("/v1/sessions", json={"agent_id": "bench"})).json()["session_id"]
-        body = {"input": {"role": "user", "content": "look both up"}}
-        while time.monotonic() < stop:
-            began = time.perf_counter()
-            try:
-                async with c.stream(
-                    "POST",
-                    f"/v1/sessions/{sid}/replies",
-                    json=body,
-                    headers={"accept": "text/event-stream"},
-                ) as r:
-                    ended = False
-                    async for line in r.aiter_lines():
-                        if line == "event: reply_end":
-                            ended = True
-                        elif line == "event: error":
-                            errors.append("error event")
-                    if r.status_code != 200 or not ended:
-                        errors.append(f"status {r.status_code}, ended={ended}")
-                        continue
-            except Exception as exc:  # counted, not raised: the run goes on
-                errors.append(type(exc).__name__)
-                continue
+async def _client(c: Any, sid: str, stop: float, added: list[float], errors: list[str]) -> None:
+    """Run replies back to back on one session until `stop` (each at most 30 s)."""
+    body = {"input": {"role": "user", "content": "look both up"}}
+    while time.monotonic() < stop:
+        began = time.perf_counter()
+        try:
+            ended = await asyncio.wait_for(_reply(c, sid, body, errors), 30)
+        except Exception as exc:  # counted, not raised: the run goes on
+            errors.append(type(exc).__name__)
+            continue
+        if ended:
             added.append(time.perf_counter() - began - 2 * MODEL_SECONDS)
 
 
+async def _reply(c: Any, sid: str, body: dict[str, Any], errors: list[str]) -> bool:
+    headers = {"accept": "text/event-stream"}
+    async with c.stream("POST", f"/v1/sessions/{sid}/replies", json=body, headers=headers) as r:
+        ended = False
+        async for line in r.aiter_lines():
+            if line == "event: reply_end":
+                ended = True
+            elif line == "event: error":
+                errors.append("error event")
+        if r.status_code != 200 or not ended:
+            errors.append(f"status {r.status_code}, ended={ended}")
+            return False
+    return True
+
+
 async def _load(urls: list[str], pids: list[int], clients: int, seconds: float) -> dict[str, float]:
+    import httpx
+
     for url in urls:
         await _ready(url)
-    warm: list[float] = []
-    await asyncio.gather(
-        *(_client(urls[i % len(urls)], time.monotonic() + 1.0, warm, []) for i in range(20))
-    )
-    added: list[float] = []
-    errors: list[str] = []
-    cpu0 = sum(_cpu(p) for p in pids)
-    t0 = time.monotonic()
-    await asyncio.gather(
-        *(_client(urls[i % len(urls)], t0 + seconds, added, errors) for i in range(clients))
-    )
-    elapsed = time.monotonic() - t0
-    cpu = sum(_cpu(p) for p in pids) - cpu0
+    limits = httpx.Limits(max_connections=clients + 10, max_keepalive_connections=clients + 10)
+    pools = [httpx.AsyncClient(base_url=u, timeout=60, limits=limits) for u in urls]
+    try:
+        mine = [pools[i % len(pools)] for i in range(clients)]
+        sids = []
+        for c in mine:
+            made = await c.post("/v1/sessions", json={"agent_id": "bench"})
+            sids.append(str(made.json()["session_id"]))
+        warm: list[float] = []
+        until = time.monotonic() + 1.0
+        await asyncio.gather(*(_client(mine[i], sids[i], until, warm, []) for i in range(20)))
+        added: list[float] = []
+        errors: list[str] = []
+        cpu0 = sum(_cpu(p) for p in pids)
+        t0 = time.monotonic()
+        await asyncio.gather(
+            *(_client(mine[i], sids[i], t0 + seconds, added, errors) for i in range(clients))
+        )
+        elapsed = time.monotonic() - t0
+        cpu = sum(_cpu(p) for p in pids) - cpu0
+    finally:
+        for pool in pools:
+            await pool.aclose()
     ms = sorted(a * 1000 for a in added)
     return {
         "replies": len(ms),

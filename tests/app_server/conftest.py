@@ -13,10 +13,14 @@ from svc_agents import make_agent
 from svc_helpers import REDIS_URL, ThreadServer, drop_redis_prefix, redis_or_skip, unique
 
 from tether.app.server import create_app
-from tether.app.storage import RedisStorage, SQLiteStorage, StorageBase
-from tether.app.storage._events import EventLogBase
-from tether.app.storage._events_redis import RedisEventLog
-from tether.app.storage._events_sqlite import SQLiteEventLog
+from tether.app.storage import (
+    EventLogBase,
+    RedisEventLog,
+    RedisStorage,
+    SQLiteEventLog,
+    SQLiteStorage,
+    StorageBase,
+)
 
 KEYS = {"key-alice-0123456789": "alice", "key-bob-9876543210": "bob"}
 

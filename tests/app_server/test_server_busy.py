@@ -31,7 +31,7 @@ def test_second_reply_gets_409_with_the_running_reply_id(live):
             assert other.delete(f"/v1/sessions/{sid}").status_code == 409
             live.open_gate("g1")
             rest = list(frames)
-        assert rest[-1].event == "reply_end"
+        assert rest[-1].event == "reply_end", str(rest[-1].data)
         messages = c.get(f"/v1/sessions/{sid}/messages").json()["messages"]
         assert [m["role"] for m in messages] == ["user", "assistant"]  # "me too" never landed
 
@@ -53,9 +53,11 @@ def test_if_busy_interrupt_stops_the_running_reply_then_starts(live):
             rest = list(frames)
         assert second.status_code == 200, second.text
         assert second.json()["status"] == "completed"
-        assert rest[-1].event == "reply_end"
+        assert rest[-1].event == "reply_end", str(rest[-1].data)
         final = rest[-1].data["msg"]["content"]
-        assert [b["state"] for b in final if b["type"] == "tool_result"] == ["interrupted"]
+        assert [b["state"] for b in final if b["type"] == "tool_result"] == ["interrupted"], str(
+            final
+        )
         assert "gate never end" not in live.runs()
         roles = [m["role"] for m in c.get(f"/v1/sessions/{sid}/messages").json()["messages"]]
         assert roles == ["user", "assistant", "user", "assistant"]
@@ -77,7 +79,7 @@ def test_interrupt_is_idempotent_while_running(live):
             repeat = other.post(f"/v1/sessions/{sid}/interrupt")
             assert repeat.status_code == 202
             rest = list(frames)
-        assert rest[-1].event == "reply_end"
+        assert rest[-1].event == "reply_end", str(rest[-1].data)
         assert c.get(f"/v1/sessions/{sid}").json()["status"] == "idle"
         idle = c.post(f"/v1/sessions/{sid}/interrupt")
         assert idle.status_code == 202 and idle.json() == {"status": "idle", "reply_id": None}
@@ -99,7 +101,7 @@ def test_interrupt_a_paused_reply(live):
             "GET", f"/v1/sessions/{sid}/events", headers={**SSE, "Last-Event-ID": str(last.id)}
         ) as s:
             rest = list(sse(s))
-        assert rest[-1].event == "reply_end"
+        assert rest[-1].event == "reply_end", str(rest[-1].data)
         assert [f.data["tool_result"]["state"] for f in rest if f.event == "tool_result_end"] == [
             "interrupted"
         ]

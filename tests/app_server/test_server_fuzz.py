@@ -7,13 +7,20 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from svc_agents import make_agent
-from svc_helpers import ThreadServer, new_session, plan, stream_reply
+from svc_helpers import SSE, ThreadServer, new_session, plan, sse, stream_reply
 
 from tether.app.server import create_app
-from tether.app.storage import SQLiteStorage
-from tether.app.storage._events_sqlite import SQLiteEventLog
+from tether.app.storage import SQLiteEventLog, SQLiteStorage
 
 schemathesis = pytest.importorskip("schemathesis")
+
+
+def _settle(c: httpx.Client, sid: str) -> None:
+    """Wait until a reply an accepted request started on the session has ended."""
+    last = c.get(f"/v1/sessions/{sid}").json()["last_event_id"]
+    with c.stream("GET", f"/v1/sessions/{sid}/events?after={last}", headers=SSE) as r:
+        for _ in sse(r):
+            pass
 
 
 def _snapshot(c: httpx.Client, sid: str) -> object:
@@ -62,6 +69,10 @@ def _fuzz(operation, c, base_url, sessions, seen):
         assert response.status_code < 500, (case.method, case.formatted_path, response.text)
         kind = f"{response.status_code // 100}xx"
         seen[kind] = seen.get(kind, 0) + 1
+        if response.status_code < 400:
+            for sid in sessions:
+                if c.get(f"/v1/sessions/{sid}").status_code == 200:
+                    _settle(c, sid)
         if 400 <= response.status_code < 500:
             after = {sid: _snapshot(c, sid) for sid in sessions}
             assert after == before, (case.method, case.formatted_path, response.text)

@@ -74,7 +74,7 @@ def test_json_reply_and_messages(live):
         older = c.get(f"/v1/sessions/{sid}/messages?limit=10&before=5").json()
         assert [m["role"] for m in older["messages"]] == ["user", "assistant"] * 2 + ["user"]
         assert older["next_before"] is None
-        assert c.get(f"/v1/sessions/{sid}").json()["version"] == 5
+        assert c.get(f"/v1/sessions/{sid}").json()["version"] > 4  # saved at every save point
 
 
 def test_sse_reply_frames_are_the_library_events(live):
@@ -132,6 +132,7 @@ def test_other_users_sessions_are_404(live):
     with live.client() as alice, live.client(key="key-bob-9876543210") as bob:
         sid = new_session(alice)
         stream_reply(alice, sid, user("secret"))
+        version = alice.get(f"/v1/sessions/{sid}").json()["version"]
         for method, path in (
             ("GET", f"/v1/sessions/{sid}"),
             ("GET", f"/v1/sessions/{sid}/messages"),
@@ -145,4 +146,4 @@ def test_other_users_sessions_are_404(live):
         r = bob.post(f"/v1/sessions/{sid}/replies", json=user("hi"))
         assert r.status_code == 404
         assert bob.get("/v1/sessions").json()["sessions"] == []
-        assert alice.get(f"/v1/sessions/{sid}").json()["version"] == 2
+        assert alice.get(f"/v1/sessions/{sid}").json()["version"] == version

@@ -160,23 +160,29 @@ def test_worker_killed_mid_reply(cluster):
         ) as r:
             tail = [f.event for f in sse(r)]  # what the dead worker logged before it died
         assert "reply_end" not in tail and "tool_result_end" not in tail
-        assert b.get(f"/v1/sessions/{sid}").json()["status"] != "running"
-        after = b.post(f"/v1/sessions/{sid}/replies", json=user("are you back?")).json()
-        assert after["status"] == "completed"
-        assert cluster.runs().count("tick 1") == 1  # the finished tool never ran again
+        view = b.get(f"/v1/sessions/{sid}").json()
+        assert view["status"] != "running" and view["version"] > 1  # saved at its save points
+        # Continue the reply the dead worker left: the finished tool is not run again, the
+        # one that was running gets an "outcome unknown" result instead of a second run.
+        after = b.post(f"/v1/sessions/{sid}/replies", json={"input": None}).json()
+        assert after["status"] in ("completed", "interrupted"), after
+        results = [c for c in after["message"]["content"] if c["type"] == "tool_result"]
+        assert [(r["name"], r["state"]) for r in results] == [
+            ("tick", "success"),
+            ("gate", "interrupted"),
+        ]
+        assert cluster.runs().count("tick 1") == 1
         assert cluster.runs().count("gate never start") == 1
+        again = b.post(f"/v1/sessions/{sid}/replies", json=user("are you back?")).json()
+        assert again["status"] == "completed"
 
 
-def test_sigterm_lets_the_running_reply_finish_and_releases_its_lease(cluster):
+def test_sigterm_stops_at_the_next_save_point_and_releases_the_lease(cluster):
     a, b = cluster.client(0), cluster.client(1)
     with a, b:
         sid = new_session(a)
-        with a.stream(
-            "POST",
-            f"/v1/sessions/{sid}/replies",
-            json=plan([["gate", {"name": "g"}]], "ok"),
-            headers=SSE,
-        ) as r:
+        body = plan([["gate", {"name": "g"}]], "ok")
+        with a.stream("POST", f"/v1/sessions/{sid}/replies", json=body, headers=SSE) as r:
             for frame in sse(r):
                 if frame.event == "tool_call_end":
                     break
@@ -185,9 +191,19 @@ def test_sigterm_lets_the_running_reply_finish_and_releases_its_lease(cluster):
         proc = cluster.servers[0].proc
         assert proc is not None
         proc.terminate()
+        log = cluster.servers[0].log_path
+        while "Waiting for application shutdown" not in log.read_text():
+            threading.Event().wait(0.02)  # it takes no new replies from here on
         (cluster.work / "g").touch()
         proc.wait(timeout=30)
         view = b.get(f"/v1/sessions/{sid}").json()
         assert view["status"] == "idle"  # released, not left to expire
-        messages = b.get(f"/v1/sessions/{sid}/messages").json()["messages"]
-        assert messages[-1]["content"][-1]["text"].strip() == "ok"
+        with b.stream("GET", f"/v1/sessions/{sid}/events?after=0", headers=SSE) as r:
+            events = list(sse(r))
+        assert (
+            events[-1].event == "error" and events[-1].data["error_type"] == "ServiceClosingError"
+        )
+        done = b.post(f"/v1/sessions/{sid}/replies", json={"input": None}).json()
+        assert done["status"] == "completed"
+        assert done["message"]["content"][-1]["text"].strip() == "ok"
+        assert cluster.runs() == ["gate g start", "gate g end"]  # saved, never run again

@@ -18,10 +18,14 @@ from tether.app.server._problems import BodyLimit, install_problem_handlers, pro
 from tether.app.server._replies import router as replies_router
 from tether.app.server._runs import Runs
 from tether.app.server._sessions import router as sessions_router
-from tether.app.storage import RedisStorage, SQLiteStorage, StorageBase
-from tether.app.storage._events import EventLogBase
-from tether.app.storage._events_redis import RedisEventLog
-from tether.app.storage._events_sqlite import SQLiteEventLog
+from tether.app.storage import (
+    EventLogBase,
+    RedisEventLog,
+    RedisStorage,
+    SQLiteEventLog,
+    SQLiteStorage,
+    StorageBase,
+)
 from tether.errors import ConfigError, TetherError
 
 __all__ = ["STATIC_DIR", "create_app", "event_log_for", "events_path"]

@@ -9,8 +9,7 @@ from fastapi import Request
 from tether.app.server._auth import KeyRing
 from tether.app.server._bodies import SessionStatus, SessionView
 from tether.app.server._runs import Runs, SessionRef
-from tether.app.storage import SessionRecord
-from tether.app.storage._events import ActiveRun, LogKey
+from tether.app.storage import ActiveRun, LogKey, SessionRecord
 from tether.errors import SessionNotFoundError
 from tether.message import ToolCallBlock, ToolCallState
 

@@ -11,7 +11,7 @@ from tether.app.server._bodies import InterruptAccepted, ReplyRequest, ReplyResu
 from tether.app.server._context import Service, service_of
 from tether.app.server._runs import SessionRef
 from tether.app.server._stream import follow, sse_frames
-from tether.app.storage._events import LogEntry
+from tether.app.storage import LogEntry
 from tether.errors import InvalidInputError, ReplyInProgressError
 from tether.event import (
     ErrorEvent,

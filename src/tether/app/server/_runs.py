@@ -12,22 +12,19 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import inspect
 import logging
-from collections.abc import Awaitable, Callable
-from contextlib import aclosing, suppress
+from contextlib import suppress
 from dataclasses import dataclass, field
-from typing import Any
 
 from tether.agent import Agent
-from tether.app.storage import StorageBase
-from tether.app.storage._events import EventLogBase, Lease, LogItem, LogKey
+from tether.app.storage import EventLogBase, Lease, LogItem, LogKey, StorageBase
 from tether.errors import (
     InvalidInputError,
     LeaseLostError,
     ReplyInProgressError,
     ResumeError,
     ServiceClosingError,
+    SessionConflictError,
     SessionInputError,
     SessionNotFoundError,
     StorageError,
@@ -43,7 +40,7 @@ from tether.event import (
     UserInterruptEvent,
 )
 from tether.message import Msg
-from tether.state import AgentState
+from tether.state import AgentState, Checkpoint
 
 __all__ = ["RunInput", "Runs", "SessionRef"]
 
@@ -63,7 +60,6 @@ _TERMINAL = {
     EventType.REQUIRE_EXTERNAL_EXECUTION,
 }
 _CALLER_ERRORS = (ResumeError, InvalidInputError, SessionInputError)
-Checkpoint = Callable[[AgentState], Awaitable[None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +95,8 @@ class _Run:
     pending: list[LogItem] = field(default_factory=list)
     writer: asyncio.Task[None] | None = None
     lost: BaseException | None = None
+    saving: bool = False
+    ending: bool = False
 
 
 class Runs:
@@ -109,7 +107,8 @@ class Runs:
         storage: Where sessions live.
         events: The event log and leases (same backend as `storage`).
         lease_ttl: Seconds a lease lives without renewal (a dead worker's lease expires
-            after this; renewed every `lease_ttl / 3` or 0.5 s, whichever is shorter).
+            after this; renewed every `lease_ttl / 3` or 2 s, whichever is shorter; an
+            interrupt asked on another worker lands at the next renewal).
     """
 
     def __init__(
@@ -172,8 +171,9 @@ class Runs:
     def _check_open(self) -> None:
         if not self.accepting:
             raise ServiceClosingError(
-                "this worker is shutting down and takes no new replies; retry (another "
-                "worker will take it)"
+                "this worker is shutting down and takes no new replies; retry on another "
+                "worker (a reply it stopped continues from its last save point with "
+                '`{"input": null}`)'
             )
 
     async def _acquire(self, key: LogKey, *, interrupt: bool) -> Lease:
@@ -197,9 +197,11 @@ class Runs:
         return active.reply_id if active is not None else None
 
     def _stop(self, run: _Run) -> None:
+        """Stop the reply: now, or right after the save in progress (never inside one)."""
         if not run.interrupted and run.pump is not None:
             run.interrupted = True
-            run.pump.cancel()
+            if not run.saving:
+                run.pump.cancel()
 
     async def _run(self, run: _Run) -> None:
         heart = asyncio.create_task(self._heartbeat(run))
@@ -216,8 +218,9 @@ class Runs:
                     ErrorEvent(reply_id=reply_id, error_type=type(exc).__name__, message=str(exc))
                 )
                 log.info("session %s: reply ended with %s", run.ref.session_id, type(exc).__name__)
-                with suppress(TetherError):  # keep what finished (a tool must not run again)
-                    await self._save(run)
+                if not isinstance(exc, SessionConflictError | ServiceClosingError):
+                    with suppress(TetherError):  # keep the state as the failure left it
+                        await self._save(run)
         finally:
             heart.cancel()
             with suppress(asyncio.CancelledError):
@@ -229,6 +232,8 @@ class Runs:
         try:
             run.pump = asyncio.create_task(self._pump(run, run.inputs))
             await run.pump
+        except _Interrupted:
+            pass
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None and task.cancelling():
@@ -239,7 +244,7 @@ class Runs:
                 raise
         if run.interrupted and not run.tail:
             await self._end_interrupted(run)
-        await self._save(run)
+        # Saved at every save point by the checkpoint, the end or the pause included.
 
     async def _end_interrupted(self, run: _Run) -> None:
         """End the stopped reply as interrupted (its pending calls get interrupted results)."""
@@ -247,11 +252,12 @@ class Runs:
         if cursor is None:
             return
         run.tail.clear()
+        run.ending = True
         await self._pump(run, UserInterruptEvent(reply_id=cursor.reply_id))
 
     async def _pump(self, run: _Run, inputs: RunInput) -> None:
-        stream = _reply_stream(run.agent, inputs, self._checkpoint(run))
-        async with aclosing(stream):
+        stream = run.agent.reply_stream(inputs, checkpoint=self._checkpoint(run))
+        try:
             async for event in stream:
                 if run.lost is not None:
                     raise run.lost
@@ -261,6 +267,10 @@ class Runs:
                     self._log(run, event)
                 if not run.started.done():
                     run.started.set_result(None)
+        finally:
+            close = getattr(stream, "aclose", None)
+            if close is not None:
+                await close()  # stops its tools and settles the state
 
     def _log(self, run: _Run, event: AgentEvent) -> None:
         """Queue the event; one writer task appends what queued up in one step.
@@ -293,18 +303,31 @@ class Runs:
         if run.lost is not None:
             raise run.lost
 
-    def _checkpoint(self, run: _Run) -> Checkpoint | None:
-        """The storage's save-point callable, fenced by the lease, if the library has one."""
-        maker = getattr(self.storage, "checkpoint", None)
-        if maker is None:
-            return None
-        save: Checkpoint = maker(*run.ref.ids)
+    def _checkpoint(self, run: _Run) -> Checkpoint:
+        """The storage's save-point callable, fenced by the lease.
+
+        Before each save: every queued event is appended and the lease is renewed (a
+        worker whose lease was taken over stops here, before its next side effect); a
+        reply asked to stop stops here too, with the state of its last save point. On a
+        worker that is shutting down, the reply stops right after this save.
+        """
+        save = self.storage.checkpoint(*run.ref.ids)
 
         async def checkpoint(state: AgentState) -> None:
-            await self._flush(run)
-            await self.events.renew(run.lease, self.lease_ttl)
-            await save(state)
-            self._check_open()  # shutting down: stop here, saved, before the next side effect
+            if run.interrupted and not run.ending:
+                raise _Interrupted  # stop here: the state rolls back to the last save
+            run.saving = True  # an interrupt waits for the save, so the version stays known
+            try:
+                await self._flush(run)
+                await self.events.renew(run.lease, self.lease_ttl)
+                await save(state)
+            finally:
+                run.saving = False
+            if run.interrupted and not run.ending and run.pump is not None:
+                run.pump.cancel()  # asked during the save: stop at the next await
+            # Shutting down: stop once saved. (The loop then rolls its copy back, but the
+            # run ends here and never saves again: the stored state is this save.)
+            self._check_open()
 
         return checkpoint
 
@@ -317,7 +340,7 @@ class Runs:
         await self.storage.update_session_state(*run.ref.ids, run.agent.state)
 
     async def _heartbeat(self, run: _Run) -> None:
-        every = min(self.lease_ttl / 3, 0.5)
+        every = min(self.lease_ttl / 3, 2.0)
         while True:
             await asyncio.sleep(every)
             try:
@@ -355,6 +378,10 @@ class Runs:
                 await asyncio.wait(pending, timeout=grace)
 
 
+class _Interrupted(Exception):
+    """Raised by the checkpoint of a reply asked to stop: it stops right after a save."""
+
+
 def _item(event: AgentEvent) -> LogItem:
     return LogItem(event.reply_id, str(event.type), event.model_dump_json())
 
@@ -371,11 +398,3 @@ def _reply_id(run: _Run) -> str:
         )
         else ""
     )
-
-
-def _reply_stream(agent: Agent, inputs: RunInput, checkpoint: Checkpoint | None) -> Any:
-    """`agent.reply_stream(inputs)`, with the checkpoint when the library takes one."""
-    stream: Any = agent.reply_stream  # `checkpoint=` arrives with the crash-safe core
-    if checkpoint is not None and "checkpoint" in inspect.signature(stream).parameters:
-        return stream(inputs, checkpoint=checkpoint)
-    return stream(inputs)

@@ -16,8 +16,8 @@ from tether.app.server._bodies import (
     SessionView,
 )
 from tether.app.server._context import service_of, session_view
-from tether.app.storage._events import LogKey, busy
-from tether.errors import SessionConflictError
+from tether.app.storage import LogKey
+from tether.errors import ReplyInProgressError, SessionConflictError
 
 __all__ = ["router"]
 
@@ -96,7 +96,11 @@ async def delete_session(session_id: str, request: Request) -> Response:
     ref = await service.find(service.user(request), session_id)
     active = await service.runs.events.active(ref.key)
     if active is not None:
-        raise busy(active.reply_id)
+        raise ReplyInProgressError(
+            f"session {session_id!r} is running reply {active.reply_id or '(starting)'}; "
+            "interrupt it (`POST .../interrupt`) and wait for it to end before deleting",
+            reply_id=active.reply_id,
+        )
     await service.runs.storage.delete_session(*ref.ids)
     await service.runs.events.delete(ref.key)
     return Response(status_code=204)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator
 
-from tether.app.storage._events import EventLogBase, LogEntry, LogKey
+from tether.app.storage import EventLogBase, LogEntry, LogKey
 
 __all__ = ["follow", "sse_frames"]
 

@@ -66,6 +66,7 @@ class SQLiteEventLog(EventLogBase):
         self._pool: ThreadPoolExecutor | None = None
         self._signals: dict[LogKey, asyncio.Event] = {}
         self._last: dict[LogKey, int] = {}  # last seq this process wrote, per session
+        self._held: dict[LogKey, int] = {}  # leases this process holds: key -> token
 
     def __repr__(self) -> str:
         return f"SQLiteEventLog({self.path!r})"
@@ -188,6 +189,7 @@ class SQLiteEventLog(EventLogBase):
         got = await self._run(self._tx(run))
         if isinstance(got, str):
             raise busy(got)
+        self._held[key] = got.token
         return got
 
     def _check(self, db: sqlite3.Connection, lease: Lease) -> tuple[int, int]:
@@ -262,7 +264,11 @@ class SQLiteEventLog(EventLogBase):
             )
             return last
 
-        self._signal(lease.key, await self._run(self._tx(run)))
+        try:
+            self._signal(lease.key, await self._run(self._tx(run)))
+        finally:
+            if self._held.get(lease.key) == lease.token:
+                del self._held[lease.key]
 
     async def active(self, key: LogKey) -> ActiveRun | None:
         """The run holding an unexpired lease, if any."""
@@ -320,11 +326,13 @@ class SQLiteEventLog(EventLogBase):
             left = deadline - time.monotonic()
             if left <= 0:
                 return False
+            # A run of this process signals its appends; only another process's run is polled.
+            local = key in self._held
             try:
-                await asyncio.wait_for(signal.wait(), min(left, _POLL))
+                await asyncio.wait_for(signal.wait(), left if local else min(left, _POLL))
                 return True
             except TimeoutError:
-                if await self.last_seq(key) > after:  # written by another process
+                if not local and await self.last_seq(key) > after:
                     return True
 
     async def delete(self, key: LogKey) -> None:
