@@ -31,6 +31,8 @@ PAGES = {  # package → its reference page (docs/reference/<page>.md)
     "tether.model": "model",
     "tether.credential": "credential",
     "tether.app.storage": "storage",
+    "tether.app.server": "server",
+    "tether.app.web": "server",
     "tether.middleware": "middleware",
     "tether.errors": "errors",
     "tether.testing": "testing",
