@@ -8,6 +8,7 @@ from typing import Any
 from tether.message import ChatUsage
 from tether.model._assembler import StreamAssembler
 from tether.model._base import ChatModelBase
+from tether.model._pricing import DEFAULT_PRICES, ModelPrice, cost, price_for, set_price
 from tether.model._retry import RetryNotice, RetryPolicy, stream_with_retries
 from tether.model._scripted import ScriptedChatModel, ScriptedResponse, msg_to_deltas
 from tether.model._types import (
@@ -25,6 +26,7 @@ from tether.model._types import (
 )
 
 __all__ = [
+    "DEFAULT_PRICES",
     "AnthropicChatModel",
     "ChatModelBase",
     "ChatRequest",
@@ -33,6 +35,7 @@ __all__ = [
     "DashScopeChatModel",
     "GeminiChatModel",
     "ModelDelta",
+    "ModelPrice",
     "NamedToolChoice",
     "OllamaChatModel",
     "OpenAIChatModel",
@@ -48,8 +51,11 @@ __all__ = [
     "ToolCallDelta",
     "ToolChoice",
     "UsageDelta",
+    "cost",
     "from_string",
     "msg_to_deltas",
+    "price_for",
+    "set_price",
     "stream_with_retries",
 ]
 
