@@ -222,7 +222,10 @@ class TracingMiddleware(MiddlewareBase):
         attributes = tool_attributes(result.name, event.block_id, behavior, reason, confirmed)
         attributes["tether.tool.settled_by"] = "resume"
         span = self._tracer.start_span(
-            f"execute_tool {result.name}", kind=SpanKind.INTERNAL, attributes=attributes
+            f"execute_tool {result.name}",
+            context=reply.context,  # the reply's span is not current between events
+            kind=SpanKind.INTERNAL,
+            attributes=attributes,
         )
         self._end_tool_span(span, result, result.name, None)
 
