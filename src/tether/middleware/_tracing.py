@@ -39,6 +39,7 @@ from tether.middleware._calls import (
 from tether.middleware._metrics import Instruments, metrics_enabled
 from tether.middleware._tracing_model import ModelWatch, request_content
 from tether.middleware._tracing_parts import (
+    END,
     REPLY_KEY,
     ReplyTrace,
     current_reply,
@@ -50,6 +51,7 @@ from tether.middleware._tracing_parts import (
     record_error,
     result_text,
     server_attributes,
+    step_in,
     tool_attributes,
 )
 
@@ -128,14 +130,7 @@ class TracingMiddleware(MiddlewareBase):
         stream = call_next(call)
         failure: BaseException | None = None
         try:
-            while True:
-                token = otel_context.attach(reply.context)
-                try:
-                    event = await anext(stream)
-                except StopAsyncIteration:
-                    break
-                finally:
-                    otel_context.detach(token)
+            while (event := await step_in(stream, reply.context)) is not END:
                 self._observe(reply, event)
                 yield event
         except GeneratorExit:
@@ -289,14 +284,7 @@ class TracingMiddleware(MiddlewareBase):
         stream = call_next(call)
         failure: BaseException | None = None
         try:
-            while True:
-                token = otel_context.attach(span_context)
-                try:
-                    item = await anext(stream)
-                except StopAsyncIteration:
-                    break
-                finally:
-                    otel_context.detach(token)
+            while (item := await step_in(stream, span_context)) is not END:
                 watch.see(item, span, self._metrics, base)
                 yield item
         except GeneratorExit:
@@ -415,14 +403,7 @@ class TracingMiddleware(MiddlewareBase):
         stream = call_next(call)
         failure: BaseException | None = None
         try:
-            while True:
-                token = otel_context.attach(span_context)
-                try:
-                    event = await anext(stream)
-                except StopAsyncIteration:
-                    break
-                finally:
-                    otel_context.detach(token)
+            while (event := await step_in(stream, span_context)) is not END:
                 if isinstance(event, loop_types().ToolResultEnd) and event.block_id == tool_call.id:
                     result = event.tool_result
                 yield event

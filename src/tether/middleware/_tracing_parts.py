@@ -8,6 +8,7 @@ itself is only imported when `TracingMiddleware` is first asked for).
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from functools import cache
 from types import SimpleNamespace
@@ -21,6 +22,7 @@ from opentelemetry.trace import Status, StatusCode
 from tether._log import redact
 
 __all__ = [
+    "END",
     "REPLY_KEY",
     "TRACE_METADATA",
     "ReplyTrace",
@@ -34,6 +36,7 @@ __all__ = [
     "provider_name",
     "result_text",
     "server_attributes",
+    "step_in",
     "tool_attributes",
 ]
 
@@ -41,6 +44,9 @@ REPLY_KEY = otel_context.create_key("tether.reply")
 """Where the current reply's `ReplyTrace` travels in the OpenTelemetry context."""
 TRACE_METADATA = "trace"
 """The reply `Msg` metadata key holding the trace and span ids of its latest span."""
+
+END: Any = object()
+"""What `step_in` returns once the stream is over."""
 
 _PROVIDERS = {
     "OpenAI": "openai",
@@ -81,6 +87,21 @@ def loop_types() -> SimpleNamespace:
         ToolCallBlock=message.ToolCallBlock,
         ToolResultBlock=message.ToolResultBlock,
     )
+
+
+async def step_in(stream: AsyncIterator[Any], context: otel_context.Context) -> Any:
+    """The stream's next item, computed with `context` attached (detached before returning).
+
+    Attaching around each step, never across a `yield`, keeps the span current for the
+    work the step does (and the tasks it starts) without leaking it into the caller.
+    """
+    token = otel_context.attach(context)
+    try:
+        return await anext(stream)
+    except StopAsyncIteration:
+        return END
+    finally:
+        otel_context.detach(token)
 
 
 def provider_name(model: Any, override: str | None) -> str:

@@ -8,7 +8,14 @@ from typing import Any
 from tether.message import ChatUsage
 from tether.model._assembler import StreamAssembler
 from tether.model._base import ChatModelBase
-from tether.model._pricing import DEFAULT_PRICES, ModelPrice, cost, price_for, set_price
+from tether.model._pricing import (
+    DEFAULT_PRICES,
+    ModelPrice,
+    cost,
+    price_for,
+    reset_prices,
+    set_price,
+)
 from tether.model._retry import RetryNotice, RetryPolicy, stream_with_retries
 from tether.model._scripted import ScriptedChatModel, ScriptedResponse, msg_to_deltas
 from tether.model._types import (
@@ -55,6 +62,7 @@ __all__ = [
     "from_string",
     "msg_to_deltas",
     "price_for",
+    "reset_prices",
     "set_price",
     "stream_with_retries",
 ]

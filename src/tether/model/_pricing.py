@@ -14,7 +14,7 @@ from types import MappingProxyType
 
 from tether.message import ChatUsage
 
-__all__ = ["DEFAULT_PRICES", "ModelPrice", "cost", "price_for", "set_price"]
+__all__ = ["DEFAULT_PRICES", "ModelPrice", "cost", "price_for", "reset_prices", "set_price"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +76,11 @@ _SUFFIX = re.compile(r"(-\d{4}-\d{2}-\d{2}|-\d{8}|-latest)$")
 def set_price(model: str, price: ModelPrice | None) -> None:
     """Override the price of `model` for this process; `None` marks it as unpriced."""
     _overrides[model] = price
+
+
+def reset_prices() -> None:
+    """Forget every `set_price` override: back to the shipped prices."""
+    _overrides.clear()
 
 
 def price_for(model: str) -> ModelPrice | None:
