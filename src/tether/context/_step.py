@@ -9,7 +9,13 @@ from tether.context._compress import CompressionRequest, compress_context
 from tether.context._config import ContextConfig
 from tether.context._offloader import Offloader
 from tether.message import HintBlock, Msg, SystemMsg
-from tether.middleware import CompressCall, MiddlewareBase, SystemPromptCall, chain_awaitable
+from tether.middleware import (
+    CompressCall,
+    MiddlewareBase,
+    SystemPromptCall,
+    chain_awaitable,
+    overrides,
+)
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -62,7 +68,8 @@ async def build_system_prompt(agent: AgentLike, state: AgentState, tools_prompt:
     reply_id = state.reply.reply_id if state.reply is not None else ""
     call = SystemPromptCall(agent=agent, state=state, reply_id=reply_id)
     for mw in agent.middlewares:
-        prompt = await mw.on_system_prompt(prompt, call)
+        if overrides(mw, "on_system_prompt"):  # skips the pass-through ones, and inactive ones
+            prompt = await mw.on_system_prompt(prompt, call)
     return prompt
 
 

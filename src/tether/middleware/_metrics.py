@@ -8,12 +8,15 @@ behavior, pauses, retries, replies and cost.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Callable, Mapping
+from types import ModuleType
 
 from opentelemetry import metrics
+from opentelemetry.metrics import _internal as metrics_internal
 from opentelemetry.util.types import AttributeValue
 
-__all__ = ["Instruments", "metrics_enabled"]
+__all__ = ["Instruments", "ProviderSwitch", "metrics_switch"]
 
 Attributes = Mapping[str, AttributeValue]
 
@@ -21,13 +24,56 @@ _TOKEN_BUCKETS = [4.0**i for i in range(14)]  # 1 … 67,108,864: the convention
 _DURATION_BUCKETS = [0.01 * 2**i for i in range(14)]  # 0.01 s … 81.92 s: likewise
 
 
-def metrics_enabled(provider: metrics.MeterProvider | None) -> bool:
-    """Whether metrics go anywhere: a provider was given, or a real one is set globally."""
-    current = provider if provider is not None else metrics.get_meter_provider()
-    # The API's stand-ins until an SDK provider is set: a proxy (its class is private,
-    # hence the name test) or the explicit no-op provider.
-    return not isinstance(current, metrics.NoOpMeterProvider) and (
-        type(current).__name__ != "_ProxyMeterProvider"
+class ProviderSwitch:
+    """Whether one OpenTelemetry signal goes anywhere: asked at every hook, so it is cheap.
+
+    A provider given to the middleware decides once. Otherwise the global one counts: the
+    API hands out inert stand-ins until an SDK provider is set, which can happen only
+    once, so a "yes" is kept; a "no" costs one look at the API's global.
+    """
+
+    __slots__ = ("_fixed", "_from_env", "_get", "_global", "_inert", "_module", "_on")
+
+    def __init__(
+        self,
+        given: object | None,
+        module: ModuleType,
+        global_name: str,
+        get: Callable[[], object],
+        inert: tuple[type, ...],
+    ) -> None:
+        self._module, self._global, self._get, self._inert = module, global_name, get, inert
+        self._fixed = given is not None
+        self._on = given is not None and not self._is_inert(given)
+        # A provider named by environment variable is made on the API's first use.
+        self._from_env = _env_provider()
+
+    def _is_inert(self, provider: object) -> bool:
+        return isinstance(provider, self._inert) or type(provider).__name__.startswith("_Proxy")
+
+    def __call__(self) -> bool:
+        """Whether the signal is on now."""
+        if self._on or self._fixed:
+            return self._on
+        # The API's own global (private, hence the default): None until one is set.
+        if getattr(self._module, self._global, True) is None and not self._from_env:
+            return False
+        self._on = not self._is_inert(self._get())
+        return self._on
+
+
+def _env_provider() -> bool:
+    return "OTEL_PYTHON_TRACER_PROVIDER" in os.environ or "OTEL_PYTHON_METER_PROVIDER" in os.environ
+
+
+def metrics_switch(given: object | None) -> ProviderSwitch:
+    """The switch of metrics: a provider given here, or a real global one."""
+    return ProviderSwitch(
+        given,
+        metrics_internal,
+        "_METER_PROVIDER",
+        metrics.get_meter_provider,
+        (metrics.NoOpMeterProvider,),
     )
 
 
@@ -35,6 +81,8 @@ class Instruments:
     """One meter's instruments, made once per middleware."""
 
     def __init__(self, provider: metrics.MeterProvider | None, version: str) -> None:
+        self.on = metrics_switch(provider)
+        """Whether metrics go anywhere (every method returns at once when they don't)."""
         meter = metrics.get_meter("tether", version, meter_provider=provider)
         self.token_usage = meter.create_histogram(
             "gen_ai.client.token.usage",
@@ -83,6 +131,8 @@ class Instruments:
         cost: float | None,
     ) -> None:
         """Record one model call: its duration, its input and output tokens, its cost."""
+        if not self.on():
+            return
         self.operation_duration.record(seconds, base)
         if tokens is not None:
             self.token_usage.record(tokens[0], {**base, "gen_ai.token.type": "input"})
@@ -93,7 +143,14 @@ class Instruments:
 
     def tool_call(self, tool: str, outcome: str, seconds: float | None) -> None:
         """Record one tool call's outcome (and duration, when it ran)."""
+        if not self.on():
+            return
         attributes = {"gen_ai.tool.name": tool, "tether.tool.outcome": outcome}
         self.tool_calls.add(1, attributes)
         if seconds is not None:
             self.tool_duration.record(seconds, attributes)
+
+    def count(self, counter: str, attributes: Attributes) -> None:
+        """Add one to the counter named by its attribute here (`pauses`, `retries`, ...)."""
+        if self.on():
+            getattr(self, counter).add(1, attributes)

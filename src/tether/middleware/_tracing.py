@@ -36,7 +36,7 @@ from tether.middleware._calls import (
     PermissionCall,
     ReplyCall,
 )
-from tether.middleware._metrics import Instruments, metrics_enabled
+from tether.middleware._metrics import Instruments, ProviderSwitch, metrics_switch
 from tether.middleware._tracing_model import ModelWatch, request_content
 from tether.middleware._tracing_parts import (
     END,
@@ -81,7 +81,8 @@ class TracingMiddleware(MiddlewareBase):
     here, or the `tether` loggers are on (`TETHER_LOG=info`).
 
     Message and tool contents are recorded only when `capture_content=True`, or when it
-    is left `None` and `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`.
+    is left `None` and `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true` when
+    the middleware is made. Whatever is recorded passes `tether._log.redact` first.
     `conversation_id` sets `gen_ai.conversation.id` (default: the state's `session_id`);
     `provider_name` overrides `gen_ai.provider.name`.
     """
@@ -97,28 +98,32 @@ class TracingMiddleware(MiddlewareBase):
         conversation_id: str | None = None,
         provider_name: str | None = None,
     ) -> None:
-        self._tracer_provider = tracer_provider
-        self._meter_provider = meter_provider
+        self._tracing_on = ProviderSwitch(
+            tracer_provider,
+            trace,
+            "_TRACER_PROVIDER",
+            trace.get_tracer_provider,
+            (trace.ProxyTracerProvider, trace.NoOpTracerProvider),
+        )
+        self._metrics_on = metrics_switch(meter_provider)
         self._tracer = trace.get_tracer("tether", __version__, tracer_provider=tracer_provider)
         self._metrics = Instruments(meter_provider, __version__)
         self.capture_content = capture_content
+        self._capture_env = os.environ.get(_CAPTURE_ENV, "").strip().lower() == "true"
         self.conversation_id = conversation_id
         self.provider_name = provider_name
 
     @property
     def is_active(self) -> bool:
         """Whether spans, metrics or logs go anywhere now."""
-        provider = self._tracer_provider or trace.get_tracer_provider()
-        if not isinstance(provider, trace.ProxyTracerProvider | trace.NoOpTracerProvider):
-            return True
-        return metrics_enabled(self._meter_provider) or _reply_log.isEnabledFor(logging.INFO)
+        return self._tracing_on() or self._metrics_on() or _reply_log.isEnabledFor(logging.INFO)
 
     @property
     def captures_content(self) -> bool:
-        """Whether message and tool contents go into spans."""
+        """Whether message and tool contents go into spans (the variable is read once)."""
         if self.capture_content is not None:
             return self.capture_content
-        return os.environ.get(_CAPTURE_ENV, "").strip().lower() == "true"
+        return self._capture_env
 
     # -- the reply -------------------------------------------------------------------
 
@@ -157,21 +162,24 @@ class TracingMiddleware(MiddlewareBase):
         }
         if self.conversation_id or session_id:
             attributes["gen_ai.conversation.id"] = self.conversation_id or session_id
-        links: list[Link] = []
-        kind = _RESUME_KINDS.get(str(getattr(inputs, "type", "")))
-        resumed_id = getattr(inputs, "reply_id", None) if kind else None
-        if inputs is None and getattr(state, "reply", None) is not None:
+        links: list[Link] | None = None
+        kind, resumed_id = None, None
+        if isinstance(inputs, loop_types().Resumes):  # (a failed getattr on a Msg is slow)
+            kind, resumed_id = _RESUME_KINDS[str(inputs.type)], inputs.reply_id
+        elif inputs is None and getattr(state, "reply", None) is not None:
             kind, resumed_id = "continue", state.reply.reply_id
         if kind is not None:
             attributes["tether.reply.resumed"] = True
             attributes["tether.resume.kind"] = kind
             previous = previous_span(state, resumed_id) if resumed_id else None
             if previous is not None:
-                links.append(Link(previous, {"tether.link.kind": "resumes"}))
+                links = [Link(previous, {"tether.link.kind": "resumes"})]
         span = self._tracer.start_span(
             f"invoke_agent {agent.name}", kind=SpanKind.INTERNAL, attributes=attributes, links=links
         )
-        reply = ReplyTrace(span=span, state=state, session_id=session_id)
+        reply = ReplyTrace(
+            span=span, state=state, session_id=session_id, capture=self.captures_content
+        )
         reply.context = otel_context.set_value(REPLY_KEY, reply, trace.set_span_in_context(span))
         if isinstance(inputs, loop_types().ConfirmResult):
             for answer in inputs.confirm_results:
@@ -194,7 +202,7 @@ class TracingMiddleware(MiddlewareBase):
             reply.span.add_event(
                 "tether.pause", {"tether.pause.kind": kind, "gen_ai.tool.call.id": ids}
             )
-            self._metrics.pauses.add(1, {"tether.pause.kind": kind})
+            self._metrics.count("pauses", {"tether.pause.kind": kind})
         elif isinstance(event, t.ToolResultEnd) and event.block_id not in reply.spanned:
             self._settled_tool_span(reply, event)
         elif isinstance(event, t.PluginActivated):
@@ -230,18 +238,19 @@ class TracingMiddleware(MiddlewareBase):
             reply.outcome = "cancelled" if is_cancel(failure) else "error"
             if reply.outcome == "error":
                 record_error(span, failure)
-        span.set_attribute("tether.reply.outcome", reply.outcome)
+        ending: dict[str, Any] = {"tether.reply.outcome": reply.outcome}
         if reply.pause_kinds:
-            span.set_attribute("tether.pause.kind", sorted(set(reply.pause_kinds)))
+            ending["tether.pause.kind"] = sorted(set(reply.pause_kinds))
         if reply.plugins:
-            span.set_attribute("tether.plugin.activations", reply.plugins)
+            ending["tether.plugin.activations"] = reply.plugins
         if reply.input_tokens or reply.output_tokens:
-            span.set_attribute("gen_ai.usage.input_tokens", reply.input_tokens)
-            span.set_attribute("gen_ai.usage.output_tokens", reply.output_tokens)
+            ending["gen_ai.usage.input_tokens"] = reply.input_tokens
+            ending["gen_ai.usage.output_tokens"] = reply.output_tokens
         if reply.cost is not None:
-            span.set_attribute("tether.usage.cost", reply.cost)
+            ending["tether.usage.cost"] = reply.cost
+        span.set_attributes(ending)
         span.end()
-        self._metrics.replies.add(1, {"tether.reply.outcome": reply.outcome})
+        self._metrics.count("replies", {"tether.reply.outcome": reply.outcome})
         level = logging.WARNING if reply.outcome == "error" else logging.INFO
         record(
             _reply_log,
@@ -265,7 +274,8 @@ class TracingMiddleware(MiddlewareBase):
         reply = current_reply()
         if reply is not None:
             reply.stamp()
-        watch = ModelWatch(call.model.model_name, self.captures_content)
+        capture = reply.capture if reply is not None else self.captures_content
+        watch = ModelWatch(call.model.model_name, capture)
         base = {
             "gen_ai.operation.name": "chat",
             "gen_ai.provider.name": provider_name(call.model, self.provider_name),
@@ -335,8 +345,9 @@ class TracingMiddleware(MiddlewareBase):
         decision = await call_next(call)
         behavior, reason = str(decision.behavior), redact(decision.reason or "")
         name, call_id = call.tool_call.name, call.tool_call.id
-        self._metrics.permission_decisions.add(
-            1, {"tether.permission.behavior": behavior, "gen_ai.tool.name": name}
+        self._metrics.count(
+            "permission_decisions",
+            {"tether.permission.behavior": behavior, "gen_ai.tool.name": name},
         )
         reply = current_reply()
         record(
@@ -388,10 +399,7 @@ class TracingMiddleware(MiddlewareBase):
             reply.spanned.add(tool_call.id)
             decision = reply.decisions.pop(tool_call.id, decision)
         attributes = tool_attributes(tool_call.name, tool_call.id, *decision)
-        description = getattr(call.tool, "description", None)
-        if isinstance(description, str) and description:
-            attributes["gen_ai.tool.description"] = description[:200]
-        capture = self.captures_content
+        capture = reply.capture if reply is not None else self.captures_content
         if capture:
             attributes["gen_ai.tool.call.arguments"] = redact(tool_call.input)
         span = self._tracer.start_span(
@@ -433,10 +441,11 @@ class TracingMiddleware(MiddlewareBase):
         self, span: trace.Span, result: Any, name: str, seconds: float | None
     ) -> None:
         outcome = str(result.state) if result is not None else "unfinished"
-        span.set_attribute("tether.tool.outcome", outcome)
         if outcome != "success" and result is not None:
-            span.set_attribute("error.type", f"tool_{outcome}")
+            span.set_attributes({"tether.tool.outcome": outcome, "error.type": f"tool_{outcome}"})
             span.set_status(Status(StatusCode.ERROR, f"the call ended {outcome}"))
+        else:
+            span.set_attribute("tether.tool.outcome", outcome)
         span.end()
         self._metrics.tool_call(name, outcome, seconds)
 

@@ -62,8 +62,9 @@ class ModelWatch:
             "tether.retry.next_model": notice.next_model_name,
         }
         span.add_event("tether.model.fallback" if fallback else "tether.model.retry", attributes)
-        metrics.retries.add(
-            1, {**base, "error.type": error_type(notice.error), "tether.retry.fallback": fallback}
+        metrics.count(
+            "retries",
+            {**base, "error.type": error_type(notice.error), "tether.retry.fallback": fallback},
         )
         self.response_model = notice.next_model_name
         record(
@@ -79,32 +80,29 @@ class ModelWatch:
 
     def finish(self, span: trace.Span) -> tuple[tuple[int, int] | None, float | None]:
         """Set the response attributes; return (input, output) tokens and the cost."""
-        span.set_attribute("gen_ai.response.model", self.response_model)
+        ending: dict[str, Any] = {"gen_ai.response.model": self.response_model}
         if self.finish_reason is not None:
-            span.set_attribute("gen_ai.response.finish_reasons", [self.finish_reason])
+            ending["gen_ai.response.finish_reasons"] = [self.finish_reason]
         if self.retries:
-            span.set_attribute("tether.retry.attempts", self.retries)
+            ending["tether.retry.attempts"] = self.retries
         if self.response_model != self.request_model:
-            span.set_attribute("tether.fallback.model", self.response_model)
+            ending["tether.fallback.model"] = self.response_model
         if self.capture:
-            span.set_attribute("gen_ai.output.messages", self._output())
-        usage = self.usage
-        if usage is None:
-            return None, None
-        span.set_attributes(
-            {
-                "gen_ai.usage.input_tokens": usage.input_tokens,
-                "gen_ai.usage.output_tokens": usage.output_tokens,
-                "gen_ai.usage.cache_read.input_tokens": usage.cache_read_tokens,
-                "gen_ai.usage.cache_creation.input_tokens": usage.cache_write_tokens,
-            }
-        )
-        cost = (
-            usage.cost if usage.cost is not None else loop_types().cost(usage, self.response_model)
-        )
-        if cost is not None:
-            span.set_attribute("tether.usage.cost", cost)
-        return (usage.input_tokens, usage.output_tokens), cost
+            ending["gen_ai.output.messages"] = self._output()
+        usage, tokens, cost = self.usage, None, None
+        if usage is not None:
+            tokens = (usage.input_tokens, usage.output_tokens)
+            ending["gen_ai.usage.input_tokens"] = usage.input_tokens
+            ending["gen_ai.usage.output_tokens"] = usage.output_tokens
+            ending["gen_ai.usage.cache_read.input_tokens"] = usage.cache_read_tokens
+            ending["gen_ai.usage.cache_creation.input_tokens"] = usage.cache_write_tokens
+            cost = usage.cost
+            if cost is None:
+                cost = loop_types().cost(usage, self.response_model)
+            if cost is not None:
+                ending["tether.usage.cost"] = cost
+        span.set_attributes(ending)
+        return tokens, cost
 
     def _output(self) -> str:
         t = loop_types()

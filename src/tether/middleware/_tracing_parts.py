@@ -188,6 +188,8 @@ class ReplyTrace:
     span: trace.Span
     state: Any
     session_id: str
+    capture: bool = False
+    """Whether contents go into this reply's spans (decided once, at its start)."""
     context: otel_context.Context = field(default_factory=otel_context.Context)
     reply_id: str = ""
     decisions: dict[str, tuple[str, str, bool | None]] = field(default_factory=dict)
