@@ -151,3 +151,29 @@ async def test_tracing_middleware_logs_reply_tool_and_decision(clean_tether_logg
         "decision": "allow",
         "outcome": "success",
     }
+
+
+def test_tether_log_turns_the_loggers_on_for_the_cli(tmp_path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import logging, sys\n"
+        "from tether.cli import main\n"
+        f"code = main(['demo', '--db', {str(tmp_path / 'demo.db')!r}, '--workdir', {str(tmp_path)!r}])\n"
+        "root = logging.getLogger('tether')\n"
+        "print(code, root.level, any(getattr(h, 'tether_handler', False) for h in root.handlers))\n"
+        "logging.getLogger('tether.cli').debug('from the cli api_key=abcdefghij')\n"
+    )
+    env = {**os.environ, "TETHER_LOG": "debug"}
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=True,
+    )
+    assert out.stdout.strip().splitlines()[-1] == f"0 {logging.DEBUG} True"
+    assert "tether.cli: from the cli api_key=***" in out.stderr

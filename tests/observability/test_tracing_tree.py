@@ -189,3 +189,25 @@ async def test_a_denied_call_gets_an_error_tool_span_and_never_runs(telemetry) -
     assert [(a["tether.permission.behavior"], p.value) for a, p in decisions] == [("deny", 1)]
     tools = telemetry.points("tether.tool.calls")
     assert [(a["tether.tool.outcome"], p.value) for a, p in tools] == [("denied", 1)]
+
+
+async def test_closing_the_stream_early_ends_every_span(telemetry) -> None:
+    from contextlib import aclosing
+
+    agent = Agent(
+        name="bot",
+        system_prompt="p",
+        model=scripted(),
+        toolkit=two_tools({}),
+        middlewares=[telemetry.middleware()],
+    )
+    async with aclosing(agent.reply_stream(UserMsg("user", "look"))) as events:
+        async for event in events:
+            if event.type == "tool_call_end":
+                break
+    root = telemetry.one("invoke_agent bot")
+    assert root.attributes["tether.reply.outcome"] == "closed"
+    assert root.status.is_unset
+    chat = telemetry.one("chat scripted")  # ended too, nothing left open
+    assert chat.parent.span_id == root.context.span_id
+    assert trace.get_current_span() is trace.INVALID_SPAN

@@ -12,6 +12,9 @@ __all__ = ["main"]
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `tether` command."""
+    from tether._log import configure_logging
+
+    configure_logging()  # TETHER_LOG=debug|info|warning|error: the tether logs go to stderr
     parser = argparse.ArgumentParser(
         prog="tether", description="LLM agents you can trust with real tools."
     )
