@@ -297,8 +297,6 @@ class TracingMiddleware(MiddlewareBase):
             while (item := await step_in(stream, span_context)) is not END:
                 watch.see(item, span, self._metrics, base)
                 yield item
-        except GeneratorExit:
-            raise
         except BaseException as exc:
             failure = exc
             raise
@@ -415,8 +413,6 @@ class TracingMiddleware(MiddlewareBase):
                 if isinstance(event, loop_types().ToolResultEnd) and event.block_id == tool_call.id:
                     result = event.tool_result
                 yield event
-        except GeneratorExit:
-            raise
         except BaseException as exc:
             failure = exc
             raise
