@@ -211,3 +211,37 @@ async def test_closing_the_stream_early_ends_every_span(telemetry) -> None:
     chat = telemetry.one("chat scripted")  # ended too, nothing left open
     assert chat.parent.span_id == root.context.span_id
     assert trace.get_current_span() is trace.INVALID_SPAN
+
+
+async def test_an_agent_inside_a_tool_nests_under_that_tool(telemetry) -> None:
+    inner = Agent(
+        name="helper",
+        system_prompt="p",
+        model=ScriptedChatModel([AssistantMsg("h", "42")], name="small"),
+        middlewares=[telemetry.middleware()],
+    )
+
+    @tool
+    async def ask_helper(question: str) -> str:
+        """Ask the helper agent."""
+        return (await inner.reply(UserMsg("user", question))).get_text_content() or ""
+
+    outer = Agent(
+        name="boss",
+        system_prompt="p",
+        model=ScriptedChatModel(
+            [
+                AssistantMsg("a", [call("ask_helper", {"question": "answer?"})]),
+                AssistantMsg("a", "42 it is"),
+            ]
+        ),
+        toolkit=Toolkit(tools=[ask_helper]),
+        middlewares=[telemetry.middleware()],
+    )
+    assert (await outer.reply(UserMsg("user", "go"))).get_text_content() == "42 it is"
+    boss, helper = telemetry.one("invoke_agent boss"), telemetry.one("invoke_agent helper")
+    tool_span = telemetry.one("execute_tool ask_helper")
+    assert tool_span.parent.span_id == boss.context.span_id
+    assert helper.parent.span_id == tool_span.context.span_id
+    assert telemetry.one("chat small").parent.span_id == helper.context.span_id
+    assert {s.context.trace_id for s in telemetry.spans()} == {boss.context.trace_id}

@@ -24,7 +24,7 @@ from typing import Any
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
-from opentelemetry.trace import Link, SpanKind, Status, StatusCode
+from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from tether import __version__
 from tether._log import get_logger, record, redact, register_secret
@@ -46,10 +46,10 @@ from tether.middleware._tracing_parts import (
     error_type,
     is_cancel,
     loop_types,
-    previous_span,
     provider_name,
     record_error,
     result_text,
+    resume_of,
     server_attributes,
     step_in,
     tool_attributes,
@@ -58,11 +58,6 @@ from tether.middleware._tracing_parts import (
 __all__ = ["TracingMiddleware"]
 
 _CAPTURE_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
-_RESUME_KINDS = {
-    "user_confirm_result": "user_confirm",
-    "external_execution_result": "external_execution",
-    "user_interrupt": "interrupt",
-}
 _PAUSE_KINDS = {
     "require_user_confirm": "user_confirm",
     "require_external_execution": "external_execution",
@@ -148,8 +143,8 @@ class TracingMiddleware(MiddlewareBase):
             self._close_reply(reply, failure)
 
     def _open_reply(self, call: ReplyCall) -> ReplyTrace:
-        agent, state, inputs = call.agent, call.state, call.inputs
-        for model in (agent.model, _fallback(agent)):
+        agent, state = call.agent, call.state
+        for model in (agent.model, getattr(agent.model_config, "fallback_model", None)):
             credential = getattr(model, "credential", None)
             if credential is not None:
                 register_secret(credential.get_api_key())
@@ -162,30 +157,22 @@ class TracingMiddleware(MiddlewareBase):
         }
         if self.conversation_id or session_id:
             attributes["gen_ai.conversation.id"] = self.conversation_id or session_id
-        links: list[Link] | None = None
-        kind, resumed_id = None, None
-        if isinstance(inputs, loop_types().Resumes):  # (a failed getattr on a Msg is slow)
-            kind, resumed_id = _RESUME_KINDS[str(inputs.type)], inputs.reply_id
-        elif inputs is None and getattr(state, "reply", None) is not None:
-            kind, resumed_id = "continue", state.reply.reply_id
-        if kind is not None:
+        resume = resume_of(call.inputs, state)
+        if resume is not None:
             attributes["tether.reply.resumed"] = True
-            attributes["tether.resume.kind"] = kind
-            previous = previous_span(state, resumed_id) if resumed_id else None
-            if previous is not None:
-                links = [Link(previous, {"tether.link.kind": "resumes"})]
+            attributes["tether.resume.kind"] = resume.kind
         span = self._tracer.start_span(
-            f"invoke_agent {agent.name}", kind=SpanKind.INTERNAL, attributes=attributes, links=links
+            f"invoke_agent {agent.name}",
+            kind=SpanKind.INTERNAL,
+            attributes=attributes,
+            links=resume.links if resume is not None else None,
         )
         reply = ReplyTrace(
             span=span, state=state, session_id=session_id, capture=self.captures_content
         )
         reply.context = otel_context.set_value(REPLY_KEY, reply, trace.set_span_in_context(span))
-        if isinstance(inputs, loop_types().ConfirmResult):
-            for answer in inputs.confirm_results:
-                why = "confirmed by the user" if answer.confirmed else "rejected by the user"
-                reply.decisions[answer.tool_call.id] = ("ask", why, answer.confirmed)
-        if kind is not None:
+        if resume is not None:
+            reply.decisions.update(resume.decisions)
             reply.stamp()  # the resumed reply is in the state already
         return reply
 
@@ -482,8 +469,3 @@ class TracingMiddleware(MiddlewareBase):
         return self._tracer.start_span(
             "compress_context", kind=SpanKind.INTERNAL, attributes=attributes, start_time=started
         )
-
-
-def _fallback(agent: Any) -> Any:
-    config = getattr(agent, "model_config", None)
-    return getattr(config, "fallback_model", None)

@@ -26,6 +26,7 @@ __all__ = [
     "REPLY_KEY",
     "TRACE_METADATA",
     "ReplyTrace",
+    "Resume",
     "current_reply",
     "error_type",
     "is_cancel",
@@ -33,6 +34,7 @@ __all__ = [
     "msg_parts",
     "previous_span",
     "record_error",
+    "resume_of",
     "provider_name",
     "result_text",
     "server_attributes",
@@ -249,6 +251,43 @@ def previous_span(state: Any, reply_id: str) -> trace.SpanContext | None:
     except (KeyError, TypeError, ValueError):
         return None
     return span_context if span_context.is_valid else None
+
+
+_RESUME_KINDS = {
+    "user_confirm_result": "user_confirm",
+    "external_execution_result": "external_execution",
+    "user_interrupt": "interrupt",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """What a reply stream that resumes (or continues) a reply starts from."""
+
+    kind: str
+    """`user_confirm`, `external_execution`, `interrupt`, or `continue` (inputs None)."""
+    links: list[trace.Link] | None
+    """A link to the span of the reply's previous stream, if its ids were kept."""
+    decisions: dict[str, tuple[str, str, bool | None]]
+    """The user's answers, by call id: ("ask", why, confirmed)."""
+
+
+def resume_of(inputs: Any, state: Any) -> Resume | None:
+    """How these inputs resume the state's reply, or None when they start a new one."""
+    if isinstance(inputs, loop_types().Resumes):  # (a failed getattr on a Msg is slow)
+        kind, reply_id = _RESUME_KINDS[str(inputs.type)], inputs.reply_id
+    elif inputs is None and getattr(state, "reply", None) is not None:
+        kind, reply_id = "continue", state.reply.reply_id
+    else:
+        return None
+    previous = previous_span(state, reply_id)
+    links = [trace.Link(previous, {"tether.link.kind": "resumes"})] if previous else None
+    decisions: dict[str, tuple[str, str, bool | None]] = {}
+    if isinstance(inputs, loop_types().ConfirmResult):
+        for answer in inputs.confirm_results:
+            why = "confirmed by the user" if answer.confirmed else "rejected by the user"
+            decisions[answer.tool_call.id] = ("ask", why, answer.confirmed)
+    return Resume(kind, links, decisions)
 
 
 def current_reply() -> ReplyTrace | None:
