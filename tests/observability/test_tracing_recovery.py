@@ -7,7 +7,7 @@ from opentelemetry.trace import StatusCode
 from tether.agent import Agent, ModelConfig
 from tether.context import ContextConfig
 from tether.errors import ModelRetryableError
-from tether.message import AssistantMsg, UserMsg
+from tether.message import AssistantMsg, ChatUsage, UserMsg
 from tether.model import ScriptedChatModel
 from tether.state import AgentState
 
@@ -110,3 +110,22 @@ async def test_a_compression_gets_its_span_with_tokens_before_and_after(telemetr
     # the summary call is not a `chat` span of the reply (it bypasses on_model_call)
     assert len(telemetry.named("chat scripted")) == 1
     assert compressed.end_time <= telemetry.one("chat scripted").start_time
+
+
+async def test_finish_reasons_are_tethers_words_with_the_providers_kept(telemetry) -> None:
+    from tether.model import StopDelta, TextDelta, UsageDelta
+
+    model = ScriptedChatModel(
+        [
+            [
+                TextDelta("cut sho"),
+                UsageDelta(ChatUsage(input_tokens=5, output_tokens=2)),
+                StopDelta("length", raw="max_tokens"),
+            ]
+        ]
+    )
+    agent = Agent(name="bot", system_prompt="p", model=model, middlewares=[telemetry.middleware()])
+    await agent.reply(UserMsg("user", "hi"))
+    chat = telemetry.one("chat scripted")
+    assert list(chat.attributes["gen_ai.response.finish_reasons"]) == ["length"]
+    assert chat.attributes["tether.response.finish_reason.raw"] == "max_tokens"

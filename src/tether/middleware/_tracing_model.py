@@ -23,6 +23,7 @@ class ModelWatch:
     __slots__ = (
         "capture",
         "finish_reason",
+        "raw_finish_reason",
         "parts",
         "request_model",
         "response_model",
@@ -35,6 +36,7 @@ class ModelWatch:
         self.capture = capture
         self.usage: Any = None
         self.finish_reason: str | None = None
+        self.raw_finish_reason = ""
         self.retries = 0
         self.parts: list[Any] = []
 
@@ -44,7 +46,7 @@ class ModelWatch:
         if isinstance(item, t.Usage):
             self.usage = item.usage
         elif isinstance(item, t.Stop):
-            self.finish_reason = item.raw or str(item.reason)
+            self.finish_reason, self.raw_finish_reason = str(item.reason), item.raw
         elif isinstance(item, t.Retry):
             self._retry(item, span, metrics, base)
         elif self.capture and isinstance(item, t.Text | t.ToolCall):
@@ -81,8 +83,10 @@ class ModelWatch:
     def finish(self, span: trace.Span) -> tuple[tuple[int, int] | None, float | None]:
         """Set the response attributes; return (input, output) tokens and the cost."""
         ending: dict[str, Any] = {"gen_ai.response.model": self.response_model}
-        if self.finish_reason is not None:
+        if self.finish_reason is not None:  # tether's words: the same for every provider
             ending["gen_ai.response.finish_reasons"] = [self.finish_reason]
+            if self.raw_finish_reason and self.raw_finish_reason != self.finish_reason:
+                ending["tether.response.finish_reason.raw"] = self.raw_finish_reason
         if self.retries:
             ending["tether.retry.attempts"] = self.retries
         if self.response_model != self.request_model:
