@@ -45,7 +45,6 @@ from tether.middleware._tracing_parts import (
     current_reply,
     error_type,
     is_cancel,
-    loop_types,
     provider_name,
     record_error,
     result_text,
@@ -177,22 +176,23 @@ class TracingMiddleware(MiddlewareBase):
         return reply
 
     def _observe(self, reply: ReplyTrace, event: Any) -> None:
-        t = loop_types()
         reply.stamp()
-        if isinstance(event, t.ReplyEnd):
+        # Events carry their type: comparing it is cheaper than isinstance on pydantic classes.
+        event_type = getattr(event, "type", None)
+        if event_type == "reply_end":
             reply.outcome = "finished"
-        elif isinstance(event, t.Pauses):
+        elif event_type in _PAUSE_KINDS:
             reply.outcome = "paused"
-            kind = _PAUSE_KINDS[str(event.type)]
+            kind = _PAUSE_KINDS[event_type]
             reply.pause_kinds.append(kind)
             ids = [c.id for c in event.tool_calls]
             reply.span.add_event(
                 "tether.pause", {"tether.pause.kind": kind, "gen_ai.tool.call.id": ids}
             )
             self._metrics.count("pauses", {"tether.pause.kind": kind})
-        elif isinstance(event, t.ToolResultEnd) and event.block_id not in reply.spanned:
+        elif event_type == "tool_result_end" and event.block_id not in reply.spanned:
             self._settled_tool_span(reply, event)
-        elif isinstance(event, t.PluginActivated):
+        elif event_type == "plugin_activated":
             reply.plugins.append(event.module_name)
             reply.span.add_event(
                 "tether.plugin.activated",
@@ -201,7 +201,7 @@ class TracingMiddleware(MiddlewareBase):
                     "tether.plugin.rounds_left": event.rounds_left,
                 },
             )
-        elif isinstance(event, t.PluginSlept):
+        elif event_type == "plugin_slept":
             reply.span.add_event("tether.plugin.slept", {"tether.plugin.name": event.module_name})
 
     def _settled_tool_span(self, reply: ReplyTrace, event: Any) -> None:
@@ -397,7 +397,9 @@ class TracingMiddleware(MiddlewareBase):
         failure: BaseException | None = None
         try:
             while (event := await step_in(stream, span_context)) is not END:
-                if isinstance(event, loop_types().ToolResultEnd) and event.block_id == tool_call.id:
+                if getattr(event, "type", None) == "tool_result_end" and (
+                    event.block_id == tool_call.id
+                ):
                     result = event.tool_result
                 yield event
         except BaseException as exc:
@@ -450,7 +452,7 @@ class TracingMiddleware(MiddlewareBase):
             record_error(span, exc)
             span.end()
             raise
-        if isinstance(result, loop_types().Compressed):
+        if getattr(result, "type", None) == "context_compressed":
             span = self._compress_span(call, started)
             span.set_attributes(
                 {

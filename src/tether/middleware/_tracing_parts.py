@@ -61,17 +61,10 @@ _PROVIDERS = {
 
 @cache
 def loop_types() -> SimpleNamespace:
-    """The event, delta and block classes tracing tells apart (loaded once, on first use)."""
+    """The resume events, deltas and blocks tracing tells apart (loaded once, on first use)."""
     from tether import event, message, model  # above `middleware/`: see the module doc
 
     return SimpleNamespace(
-        ReplyEnd=event.ReplyEndEvent,
-        Pauses=(event.RequireUserConfirmEvent, event.RequireExternalExecutionEvent),
-        ConfirmPause=event.RequireUserConfirmEvent,
-        ToolResultEnd=event.ToolResultEndEvent,
-        PluginActivated=event.PluginActivatedEvent,
-        PluginSlept=event.PluginSleptEvent,
-        Compressed=event.ContextCompressedEvent,
         Resumes=(
             event.UserConfirmResultEvent,
             event.ExternalExecutionResultEvent,
@@ -274,7 +267,8 @@ class Resume:
 
 def resume_of(inputs: Any, state: Any) -> Resume | None:
     """How these inputs resume the state's reply, or None when they start a new one."""
-    if isinstance(inputs, loop_types().Resumes):  # (a failed getattr on a Msg is slow)
+    t = loop_types()
+    if type(inputs) in t.Resumes:  # (a failed getattr on a Msg is slow; so is isinstance)
         kind, reply_id = _RESUME_KINDS[str(inputs.type)], inputs.reply_id
     elif inputs is None and getattr(state, "reply", None) is not None:
         kind, reply_id = "continue", state.reply.reply_id
@@ -283,7 +277,7 @@ def resume_of(inputs: Any, state: Any) -> Resume | None:
     previous = previous_span(state, reply_id)
     links = [trace.Link(previous, {"tether.link.kind": "resumes"})] if previous else None
     decisions: dict[str, tuple[str, str, bool | None]] = {}
-    if isinstance(inputs, loop_types().ConfirmResult):
+    if type(inputs) is t.ConfirmResult:
         for answer in inputs.confirm_results:
             why = "confirmed by the user" if answer.confirmed else "rejected by the user"
             decisions[answer.tool_call.id] = ("ask", why, answer.confirmed)
