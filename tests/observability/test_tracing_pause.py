@@ -88,3 +88,44 @@ async def test_a_call_rejected_on_resume_gets_a_settled_tool_span(telemetry) -> 
     assert settled.attributes["tether.tool.settled_by"] == "resume"
     assert settled.attributes["tether.tool.outcome"] == "denied"
     assert settled.attributes["tether.permission.confirmed"] is False
+
+
+async def test_an_external_call_pauses_and_its_outside_result_is_a_settled_span(telemetry) -> None:
+    from tether.agent import Agent
+    from tether.event import ExternalExecutionResultEvent, RequireExternalExecutionEvent
+    from tether.message import ToolResultBlock
+    from tether.model import ScriptedChatModel
+    from tether.tool import Toolkit, tool
+
+    @tool(is_external_tool=True)
+    def click(selector: str) -> str:
+        """Click in the user's browser."""
+        raise AssertionError("runs outside")
+
+    model = ScriptedChatModel(
+        [
+            AssistantMsg("a", [ScriptedChatModel.tool_call("click", {"selector": "#go"}, id="x1")]),
+            AssistantMsg("a", "clicked"),
+        ]
+    )
+    agent = Agent(
+        name="bot",
+        system_prompt="p",
+        model=model,
+        toolkit=Toolkit(tools=[click]),
+        middlewares=[telemetry.middleware()],
+    )
+    events = [e async for e in agent.reply_stream(UserMsg("user", "click go"))]
+    assert isinstance(events[-1], RequireExternalExecutionEvent)
+    done = ExternalExecutionResultEvent(
+        reply_id=events[-1].reply_id,
+        execution_results=[ToolResultBlock(id="x1", name="click", output="ok")],
+    )
+    assert (await agent.reply(done)).get_text_content() == "clicked"
+    first, second = sorted(telemetry.named("invoke_agent bot"), key=lambda s: s.start_time)
+    assert list(first.attributes["tether.pause.kind"]) == ["external_execution"]
+    assert second.attributes["tether.resume.kind"] == "external_execution"
+    settled = telemetry.one("execute_tool click")
+    assert settled.parent.span_id == second.context.span_id
+    assert settled.attributes["tether.tool.settled_by"] == "resume"
+    assert settled.attributes["tether.tool.outcome"] == "success"
