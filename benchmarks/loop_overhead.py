@@ -12,16 +12,20 @@ import argparse
 import asyncio
 import gc
 import resource
+import secrets
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from typing import Any
 
 from tether.agent import Agent
+from tether.app.storage import RedisStorage, SQLiteStorage
+from tether.errors import StorageUnavailableError
 from tether.message import Msg, TextBlock, ToolCallBlock, UserMsg
 from tether.model import ChatModelBase, ChatRequest, TextDelta, ToolCallDelta
-from tether.state import AgentState
+from tether.state import AgentState, Checkpoint
 from tether.tool import Toolkit, tool
 
 
@@ -84,27 +88,63 @@ def history(n: int) -> AgentState:
     return state
 
 
-async def per_reply_us(prior: int, replies: int, *, stream: bool = False) -> list[float]:
+async def per_reply_us(
+    prior: int,
+    replies: int,
+    *,
+    stream: bool = False,
+    checkpoint: Checkpoint | None = None,
+    state: AgentState | None = None,
+) -> list[float]:
     agent = Agent(
         name="bench",
         system_prompt="You are fast.",
         model=MODEL,
         toolkit=TOOLKIT,
-        state=history(prior),
+        state=state if state is not None else history(prior),
     )
     base = len(agent.state.context)
     times = []
     for _ in range(replies):
         t0 = time.perf_counter()
         if stream:
-            async for _event in agent.reply_stream(UserMsg("user", "go")):
+            async for _event in agent.reply_stream(UserMsg("user", "go"), checkpoint=checkpoint):
                 pass
         else:
-            await agent.reply(UserMsg("user", "go"))
+            await agent.reply(UserMsg("user", "go"), checkpoint=checkpoint)
         times.append((time.perf_counter() - t0) * 1e6)
         # keep the history size fixed at `prior`
         del agent.state.context[base:]
     return times
+
+
+SAVE_POINTS = 7
+"""Per reply of this workload: start, model step, batch, two results, model step, end."""
+
+
+async def _noop(state: AgentState) -> None:
+    return None
+
+
+async def checkpointed_us(replies: int) -> dict[str, list[float]]:
+    """Per reply with a no-op, a SQLite and a Redis checkpoint (Redis skipped if absent)."""
+    out: dict[str, list[float]] = {"noop": await per_reply_us(0, replies, checkpoint=_noop)}
+    key = ("bench", "bench", "loop")
+    with tempfile.TemporaryDirectory() as scratch:
+        async with SQLiteStorage(f"{scratch}/bench.db") as sqlite:
+            record = await sqlite.upsert_session(*key)
+            saver = sqlite.checkpoint(*key)
+            out["SQLite"] = await per_reply_us(0, replies, checkpoint=saver, state=record.state)
+    prefix = f"tether-bench-{secrets.token_hex(4)}"
+    try:
+        async with RedisStorage(key_prefix=prefix, socket_timeout=1.0) as redis:
+            record = await redis.upsert_session(*key)
+            saver = redis.checkpoint(*key)
+            out["Redis"] = await per_reply_us(0, replies, checkpoint=saver, state=record.state)
+            await redis.delete_session(*key)
+    except StorageUnavailableError:
+        pass  # no Redis on localhost:6379: no Redis row
+    return out
 
 
 def construction_us(n: int = 20_000) -> float:
@@ -152,6 +192,21 @@ def pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(p * len(ordered)))]
 
 
+def _checkpoint_rows(base: float, saved: dict[str, list[float]]) -> list[tuple[str, str, str]]:
+    rows = []
+    for name, times in saved.items():
+        median = statistics.median(times)
+        rows += [
+            (f"per reply, {name} checkpoint: median", f"{median:,.0f} µs", ""),
+            (
+                f"  {name} checkpoint overhead: per reply / per save point",
+                f"{median - base:,.0f} / {(median - base) / SAVE_POINTS:,.0f} µs",
+                f"({SAVE_POINTS} save points)",
+            ),
+        ]
+    return rows
+
+
 async def main(replies: int) -> None:
     gc.collect()
     await per_reply_us(0, 200)  # warm up
@@ -166,6 +221,7 @@ async def main(replies: int) -> None:
         deep += await per_reply_us(4_000, replies // rounds)
         streamed += await per_reply_us(0, replies // rounds, stream=True)
     rps = await throughput(1_000)
+    saved = await checkpointed_us(max(replies // 10, 50))
     rows = [
         ("per reply, empty context: median", f"{statistics.median(empty):,.0f} µs", "≤ 300 µs"),
         ("per reply, empty context: p95", f"{pct(empty, 0.95):,.0f} µs", ""),
@@ -185,6 +241,7 @@ async def main(replies: int) -> None:
             f"{statistics.median(streamed):,.0f} µs",
             "",
         ),
+        *_checkpoint_rows(statistics.median(empty), saved),
         ("agent construction", f"{construction_us():.1f} µs", "≤ 50 µs"),
         ("replies/s, 1,000 in flight", f"{rps:,.0f}", "≥ 2,000"),
         ("peak RSS", f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MiB", ""),

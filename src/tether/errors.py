@@ -31,7 +31,14 @@ TetherError
     ├── SessionNotFoundError (KeyError)   update of a session that does not exist
     ├── SessionConflictError              another writer saved the session first
     ├── StorageUnavailableError (ConnectionError)  the backend can't be reached
-    └── SessionCorruptedError             a stored record can't be decoded
+    ├── SessionCorruptedError             a stored record can't be decoded
+    └── LeaseLostError                    another worker took over a session's reply
+ServiceError                              the HTTP service refused a request
+├── AuthenticationError                   no or an unknown API key
+├── UnknownAgentError (KeyError)          the agent id is not served
+├── ReplyInProgressError                  the session is running a reply (409)
+├── RequestTooLargeError                  the body is over the configured limit
+└── ServiceClosingError                   the service is shutting down (503)
 ```
 
 Errors that the *model* causes (bad tool arguments, unknown tools, a tool that raises)
@@ -41,11 +48,13 @@ never appear here: they become error `ToolResultBlock`s the model reads.
 from __future__ import annotations
 
 __all__ = [
+    "AuthenticationError",
     "ConfigError",
     "ContextOverflowError",
     "ContextTooLargeError",
     "DuplicateToolError",
     "InvalidInputError",
+    "LeaseLostError",
     "MCPConnectionError",
     "MCPError",
     "MissingDependencyError",
@@ -57,9 +66,13 @@ __all__ = [
     "PermissionRuleError",
     "PluginError",
     "RateLimitError",
+    "ReplyInProgressError",
+    "RequestTooLargeError",
     "ResumeError",
     "SandboxUnavailableError",
     "ScriptExhaustedError",
+    "ServiceClosingError",
+    "ServiceError",
     "SessionConflictError",
     "SessionCorruptedError",
     "SessionInputError",
@@ -71,6 +84,7 @@ __all__ = [
     "StreamInterruptedError",
     "TetherError",
     "ToolError",
+    "UnknownAgentError",
     "UnknownProviderError",
 ]
 
@@ -220,3 +234,42 @@ class StorageUnavailableError(StorageError, ConnectionError):
 
 class SessionCorruptedError(StorageError):
     """A stored session record cannot be decoded; the message names its key."""
+
+
+class LeaseLostError(StorageError):
+    """Another worker took over the session's reply lease; this worker must stop writing."""
+
+
+class ServiceError(TetherError):
+    """The HTTP service refused a request; the stored session is unchanged."""
+
+
+class AuthenticationError(ServiceError):
+    """The request carries no API key, or one the service does not know."""
+
+
+class UnknownAgentError(ServiceError, KeyError):
+    """The agent id is not one the service serves; list them with `GET /v1/agents`."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class ReplyInProgressError(ServiceError):
+    """The session is running a reply; wait for it, or interrupt it first.
+
+    Attributes:
+        reply_id: The id of the reply in progress.
+    """
+
+    def __init__(self, message: str, reply_id: str) -> None:
+        super().__init__(message)
+        self.reply_id = reply_id
+
+
+class RequestTooLargeError(ServiceError):
+    """The request body is larger than the service accepts."""
+
+
+class ServiceClosingError(ServiceError):
+    """The service is shutting down and takes no new replies; retry on another worker."""

@@ -8,12 +8,21 @@ from typing import Any
 
 from tether.agent._run import Run
 from tether.event import AgentEvent, ToolResultEndEvent, ToolResultStartEvent
-from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock
+from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState
 from tether.middleware import ActingCall, PermissionCall, chain_iterator
 from tether.middleware._chain import close_stream
 from tether.permission._tool_check import check_tool_call
+from tether.state._commit import UNKNOWN_OUTCOME
 from tether.state._pause import undo_unannounced_waits
-from tether.tool import ArgumentError, Emit, ToolBase, ToolContext, error_result, run_tool
+from tether.tool import (
+    ArgumentError,
+    Emit,
+    ToolBase,
+    ToolContext,
+    ToolkitView,
+    error_result,
+    run_tool,
+)
 from tether.tool._batch_run import call_arguments, interrupt_unfinished, open_batch, run_batch
 
 __all__ = ["act"]
@@ -25,6 +34,8 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
     msg = state.reply_msg()
     assert msg is not None
     view = await run.agent.toolkit_view(state, run.structured_model, with_prompt=False)
+    async for event in _recover(run, view, msg.tool_calls):
+        yield event
     to_run: list[tuple[ToolCallBlock, ToolBase, dict[str, Any] | None]] = []
     batch = open_batch(view, msg.tool_calls)
     with undo_unannounced_waits([call for call, _ in batch]):
@@ -50,14 +61,17 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
                 )
                 answer = await check_tool_call(run.agent.middlewares, check)
             if answer is not None:
-                await run.commit(call, answer)
+                await run.commit_and_save(call, answer)
                 if pending and run.observed:
                     yield ToolResultStartEvent(reply_id=reply_id, block_id=call.id, name=call.name)
                 yield ToolResultEndEvent(reply_id=reply_id, block_id=call.id, tool_result=answer)
             elif call.state is ToolCallState.ALLOWED and tool is not None:
                 to_run.append((call, tool, None if isinstance(args, ArgumentError) else args))
         if to_run:
-            running = run_batch(to_run, partial(_events, run), run.commit)
+            for call, _, _ in to_run:
+                call.state = ToolCallState.RUNNING
+            await run.save()  # the claim: a racing worker's save fails before its tool runs
+            running = run_batch(to_run, partial(_events, run), run.commit_and_save, run.commit)
             try:
                 async for event in running:
                     yield event
@@ -65,6 +79,26 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
                 await close_stream(running)
                 await interrupt_unfinished([c for c, _, _ in to_run], run.commit)
                 raise
+
+
+async def _recover(
+    run: Run, view: ToolkitView, calls: list[ToolCallBlock]
+) -> AsyncIterator[AgentEvent]:
+    """Settle calls found running (their process died): never run one twice silently.
+
+    An idempotent tool runs again; any other call is answered as interrupted, with a
+    result that tells the model the outcome is unknown.
+    """
+    for call in calls:
+        if call.state is not ToolCallState.RUNNING:
+            continue
+        tool = view.tools.get(call.name)
+        if tool is not None and tool.is_idempotent:
+            call.state = ToolCallState.ALLOWED
+            continue
+        answer = error_result(call, UNKNOWN_OUTCOME, ToolResultState.INTERRUPTED)
+        await run.commit_and_save(call, answer)
+        yield ToolResultEndEvent(reply_id=run.reply_id, block_id=call.id, tool_result=answer)
 
 
 def _events(

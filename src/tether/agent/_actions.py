@@ -44,7 +44,7 @@ _REASON, _FORCED_FINAL = Reason(), Reason(forced_final=True)
 def next_action(state: AgentState, config: ReActConfig) -> Action:
     """What the loop does next for the reply in progress (`state.reply` must be set).
 
-    Confirmed calls run first; then a pause if any call awaits the user or an external
+    Calls found running (their process died) and confirmed calls are handled first; then a pause if any call awaits the user or an external
     result; then unchecked calls; then the model, unless the reply is over.
     """
     cursor = state.reply
@@ -54,7 +54,7 @@ def next_action(state: AgentState, config: ReActConfig) -> Action:
     msg = state.reply_msg()
     calls = msg.tool_calls if msg is not None else []
     states = {c.state for c in calls}
-    if ToolCallState.ALLOWED in states:
+    if ToolCallState.ALLOWED in states or ToolCallState.RUNNING in states:
         return _ACT
     if ToolCallState.ASKING in states or ToolCallState.SUBMITTED in states:
         return Pause(

@@ -27,7 +27,7 @@ from tether.message._inputs import validate_inputs
 from tether.middleware import MiddlewareBase, ReplyCall, chain_iterator
 from tether.middleware._chain import close_stream, contract_error, overrides_any
 from tether.model import ChatModelBase
-from tether.state import AgentState
+from tether.state import AgentState, Checkpoint
 from tether.state._pause import ResumeEvent, pause_events, pause_msg
 from tether.state._reply import begin_reply, close_reply, close_unfinished
 from tether.tool import Toolkit, ToolkitView
@@ -81,18 +81,26 @@ class Agent:
         inputs: Msg | list[Msg] | ResumeEvent | None = None,
         *,
         structured_schema: type[BaseModel] | None = None,
+        checkpoint: Checkpoint | None = None,
     ) -> Msg:
         """Run the loop to the end of the reply, or to a pause, and return its message.
 
         A paused reply returns a copy of the reply so far whose `metadata["awaiting"]`
         names what it waits for and `metadata["pause_events"]` holds the events.
+
+        `checkpoint(state)` is awaited at every save point: once the reply started (or
+        resumed), after each model step, before a batch of tools starts (its calls marked
+        running), after each tool result, at a pause and at the end. If it raises, the
+        reply stops before its next side effect, the exception propagates, and the state
+        is left as it was at the last checkpoint that succeeded.
         """
         pauses: list[AgentEvent] = []
         final: Msg | None = None
         # Events only observers need are built only when a middleware watches the stream.
         watched = overrides_any(self.middlewares, ("on_reply", "on_reasoning", "on_acting"))
         # Drain the whole stream: middleware may still act after REPLY_END.
-        async for event in self._stream(inputs, structured_schema, observed=watched):
+        stream = self._stream(inputs, structured_schema, checkpoint, observed=watched)
+        async for event in stream:
             if isinstance(event, ReplyEndEvent):
                 final = event.msg
             elif isinstance(event, RequireUserConfirmEvent | RequireExternalExecutionEvent):
@@ -108,30 +116,46 @@ class Agent:
         inputs: Msg | list[Msg] | ResumeEvent | None = None,
         *,
         structured_schema: type[BaseModel] | None = None,
+        checkpoint: Checkpoint | None = None,
     ) -> AsyncIterator[AgentEvent]:
         """Run the loop, yielding every event (see `tether.event` for their order).
 
         Stop early by closing it (`contextlib.aclosing`): tools stop, the state settles.
+        `checkpoint` is awaited at every save point, as in `reply`.
         """
-        return self._stream(inputs, structured_schema, observed=True)
+        return self._stream(inputs, structured_schema, checkpoint, observed=True)
 
     def _stream(
-        self, inputs: Any, structured_schema: type[BaseModel] | None, *, observed: bool
+        self,
+        inputs: Any,
+        structured_schema: type[BaseModel] | None,
+        checkpoint: Checkpoint | None = None,
+        *,
+        observed: bool,
     ) -> AsyncIterator[AgentEvent]:
         run = Run(
-            agent=self, state=self.state, structured_model=structured_schema, observed=observed
+            agent=self,
+            state=self.state,
+            structured_model=structured_schema,
+            observed=observed,
+            checkpoint=checkpoint,
         )
         call = ReplyCall(agent=self, state=run.state, inputs=inputs)
-        return chain_iterator(
+        stream = chain_iterator(
             self.middlewares, "on_reply", call, lambda c: self._drive(run, c.inputs)
         )
+        return stream if checkpoint is None else _rolled_back_on_failure(run, stream)
 
     async def _drive(self, run: Run, inputs: Any) -> AsyncIterator[AgentEvent]:
-        for event in await begin_reply(run, inputs, self.name, self.react_config.on_rejection):
+        run.start()
+        started = await begin_reply(run, inputs, self.name, self.react_config.on_rejection)
+        await run.save()
+        for event in started:
             yield event
         while True:
             action = next_action(run.state, self.react_config)
             if isinstance(action, Pause):
+                await run.save()
                 for event in pause_events(run.reply_id, action.asking, action.submitted):
                     yield event
                 return
@@ -159,6 +183,7 @@ class Agent:
         for source in self.toolkit.sources:
             events += await source.on_reply_end(state, reply_id)
         await close_reply(state, run.commit)
+        await run.save()
         return [*events, ReplyEndEvent(reply_id=reply_id, msg=detached(msg))]
 
     async def observe(self, msgs: Msg | list[Msg]) -> None:
@@ -201,3 +226,20 @@ class Agent:
 
     def __repr__(self) -> str:
         return f"<Agent {self.name!r} model={self.model.model_name!r}>"
+
+
+async def _rolled_back_on_failure(
+    run: Run, stream: AsyncIterator[AgentEvent]
+) -> AsyncIterator[AgentEvent]:
+    """Pass `stream` on; once it ends because a checkpoint failed, roll the state back.
+
+    Outside the middleware chain, so whatever settled the state on the way out (results
+    marked interrupted, hooks) is undone too: the state is the last one saved.
+    """
+    try:
+        async for event in stream:
+            yield event
+    except BaseException:
+        await close_stream(stream)
+        run.roll_back()
+        raise

@@ -105,5 +105,6 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
         yield event
     response = assembler.response(model_name)
     commit_step(state, response.content, response.usage, forced_final=action.forced_final)
+    await run.save()
     if run.observed:
         yield assembler.end_event(model_name)

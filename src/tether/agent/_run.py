@@ -9,7 +9,8 @@ from pydantic import BaseModel
 
 from tether.context import fit_tool_result
 from tether.message import ToolCallBlock, ToolResultBlock
-from tether.state import AgentState, ReplyCursor
+from tether.state import AgentState, Checkpoint, ReplyCursor
+from tether.state._checkpoint import Snapshot, restore, snapshot
 from tether.state._commit import STRUCTURED_TOOL, store_result
 
 if TYPE_CHECKING:
@@ -29,6 +30,12 @@ class Run:
     """Someone watches the event stream: emit every event. False (`reply()` with no
     middleware watching): only the events the loop itself needs (REPLY_END, tool results,
     pauses, retries, compression, plugin events)."""
+    checkpoint: Checkpoint | None = None
+    """Awaited at every save point (see `save`)."""
+    saved: Snapshot | None = None
+    """The state as of the last successful checkpoint (kept only with a checkpoint)."""
+    failed: bool = False
+    """A checkpoint raised: the reply stops and the state goes back to `saved`."""
 
     @property
     def cursor(self) -> ReplyCursor:
@@ -42,6 +49,27 @@ class Run:
         """The reply's id."""
         return self.cursor.reply_id
 
+    def start(self) -> None:
+        """Keep the state as loaded: a checkpoint failing before any succeeded rolls back here."""
+        if self.checkpoint is not None:
+            self.saved = snapshot(self.state)
+
+    async def save(self) -> None:
+        """A save point: await the checkpoint; if it raises, the reply stops here."""
+        if self.checkpoint is None or self.failed:
+            return
+        try:
+            await self.checkpoint(self.state)
+        except Exception:
+            self.failed = True
+            raise
+        self.saved = snapshot(self.state)
+
+    def roll_back(self) -> None:
+        """After a failed checkpoint: the state as it was at the last successful one."""
+        if self.failed and self.saved is not None:
+            restore(self.state, self.saved)
+
     async def fit(self, result: ToolResultBlock) -> ToolResultBlock:
         """The copy of a result the context keeps (cut if too long)."""
         agent = self.agent
@@ -53,3 +81,8 @@ class Run:
         kept = await fit_tool_result(result, agent.context_config, agent.offloader, state)
         # Unobserved, the result's event never leaves the loop: no copy is needed.
         store_result(state, call, kept, result, self.structured_model, shared=self.observed)
+
+    async def commit_and_save(self, call: ToolCallBlock, result: ToolResultBlock) -> None:
+        """Put a call's result into the reply, then reach the save point that follows."""
+        await self.commit(call, result)
+        await self.save()

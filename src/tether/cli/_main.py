@@ -7,6 +7,8 @@ import asyncio
 import sys
 from collections.abc import Sequence
 
+from tether.cli._serve import add_serve_parser
+
 __all__ = ["main"]
 
 
@@ -26,7 +28,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     demo.add_argument(
         "--workdir", default=None, help="folder the demo's file tools work in (default: a temp dir)"
     )
+    add_serve_parser(sub)
     args = parser.parse_args(argv)
+    if hasattr(args, "run"):
+        return int(args.run(args))
     if args.command == "demo":
         from tether.cli._demo import run_demo
 

@@ -35,11 +35,14 @@ class ToolCallState(StrEnum):
     ASKING = "asking"
     """Waiting for the user's confirmation."""
     ALLOWED = "allowed"
-    """Allowed (by the engine or the user); not yet finished."""
+    """Allowed (by the engine or the user); not yet started."""
     SUBMITTED = "submitted"
     """Handed to an external executor; waiting for its result."""
     FINISHED = "finished"
     """Has its result."""
+    RUNNING = "running"
+    """Its tool was started and has not finished; found in a loaded state, its process
+    died while it ran (the outcome is unknown)."""
 
 
 class ToolResultState(StrEnum):

@@ -28,7 +28,7 @@ __all__ = [
 MARKER_KEY = "plugin_activation"
 """The `tool_state` entry that records this reply's activations."""
 
-_OPEN = (ToolCallState.PENDING, ToolCallState.ALLOWED)
+_OPEN = (ToolCallState.PENDING, ToolCallState.ALLOWED, ToolCallState.RUNNING)
 
 
 class SessionLike(Protocol):

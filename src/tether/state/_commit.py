@@ -13,10 +13,15 @@ from tether.model import ToolCallDelta
 from tether.state._state import AgentState
 from tether.tool._batch_run import call_arguments
 
-__all__ = ["STRUCTURED_TOOL", "CallIds", "store_result"]
+__all__ = ["STRUCTURED_TOOL", "UNKNOWN_OUTCOME", "CallIds", "store_result"]
 
 STRUCTURED_TOOL = "generate_response"
 """The tool the model calls to give a structured final answer."""
+UNKNOWN_OUTCOME = (
+    "The outcome of this call is unknown: the process running it stopped before it "
+    "finished, so it may or may not have taken effect. Check before retrying it."
+)
+"""The result of a call found running in a loaded state (its process died)."""
 
 
 def store_result(

@@ -16,10 +16,11 @@ from tether.message import (
     ContentBlock,
     Msg,
     ToolCallBlock,
+    ToolCallState,
     ToolResultBlock,
 )
 from tether.message._inputs import validate_inputs
-from tether.state._commit import STRUCTURED_TOOL
+from tether.state._commit import STRUCTURED_TOOL, UNKNOWN_OUTCOME
 from tether.state._pause import ResumeEvent, apply_resume, is_paused, validate_resume
 from tether.state._state import AgentState, ReplyCursor
 from tether.tool._batch_run import Commit, interrupt_unfinished
@@ -165,5 +166,7 @@ async def close_reply(state: AgentState, commit: Commit) -> None:
     """End the reply in progress: its calls without a result are interrupted; clear the cursor."""
     msg = state.reply_msg()
     calls = msg.tool_calls if msg is not None else []
+    running = [c for c in calls if c.state is ToolCallState.RUNNING]  # their process died
+    await interrupt_unfinished(running, commit, UNKNOWN_OUTCOME)
     await interrupt_unfinished(calls, commit, "The reply ended before this call ran.")
     state.reply = None

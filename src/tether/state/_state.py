@@ -15,6 +15,7 @@ from tether.context._estimate import (
 )
 from tether.message import ChatUsage, ContentBlock, Msg
 from tether.permission import PermissionContext
+from tether.state._pending import PendingReply, pending_of
 
 __all__ = ["SCHEMA_VERSION", "AgentState", "ReplyCursor"]
 
@@ -143,6 +144,13 @@ class AgentState(BaseModel):
             if message_tokens is not None
             else sum(estimate_msg_tokens(m) for m in messages)
         )
+
+    @property
+    def pending(self) -> PendingReply | None:
+        """What the reply in progress waits for (None: no reply in progress)."""
+        if self.reply is None:
+            return None
+        return pending_of(self.reply.reply_id, self.reply_msg())
 
     def reply_msg(self) -> Msg | None:
         """The assistant message of the reply in progress, if any."""

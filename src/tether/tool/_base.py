@@ -82,6 +82,9 @@ class ToolBase(ABC):
     """True if calls are executed outside the agent (the reply pauses for the result)."""
     requires_confirmation: bool = False
     """True if each call asks the user unless a rule allows it."""
+    is_idempotent: bool = False
+    """True if running a call twice has the effect of running it once: a call whose
+    process died while it ran is run again, instead of being answered as interrupted."""
 
     @property
     def input_schema(self) -> dict[str, Any]:

@@ -103,13 +103,16 @@ async def run_batch(
     calls: list[tuple[ToolCallBlock, ToolBase, dict[str, Any] | None]],
     start: Start,
     commit: Commit,
+    settle: Commit | None = None,
 ) -> AsyncIterator[AgentEvent]:
     """Run the calls (concurrently when more than one); commit each result as it ends.
 
-    A call left without a result (an error, a cancellation) is committed as interrupted.
+    A call left without a result (an error, a cancellation) is put in as interrupted
+    with `settle` (default: `commit`).
     """
+    settle = settle or commit
     if len(calls) == 1 and _cannot_emit(calls[0][1]):
-        async for event in _run_alone(*calls[0], start, commit):
+        async for event in _run_alone(*calls[0], start, commit, settle):
             yield event
         return
     by_id = {call.id: call for call, _, _ in calls}
@@ -121,7 +124,7 @@ async def run_batch(
                     await commit(by_id[event.block_id], event.tool_result)
                 yield event
     finally:
-        await interrupt_unfinished([call for call, _, _ in calls], commit)
+        await interrupt_unfinished([call for call, _, _ in calls], settle)
 
 
 async def _run_alone(
@@ -130,6 +133,7 @@ async def _run_alone(
     args: dict[str, Any] | None,
     start: Start,
     commit: Commit,
+    settle: Commit,
 ) -> AsyncIterator[AgentEvent]:
     """Run one call inline (no task, no queue): only for tools that cannot emit events."""
     try:
@@ -138,4 +142,4 @@ async def _run_alone(
                 await commit(call, event.tool_result)
             yield event
     finally:
-        await interrupt_unfinished([call], commit)
+        await interrupt_unfinished([call], settle)

@@ -91,6 +91,7 @@ class FunctionTool(ToolBase):
         is_concurrency_safe: bool = False,
         is_external_tool: bool = False,
         requires_confirmation: bool = False,
+        is_idempotent: bool = False,
     ) -> None:
         if not callable(func):
             raise ToolError(f"FunctionTool needs a callable, got {func!r}")
@@ -103,6 +104,7 @@ class FunctionTool(ToolBase):
         self.is_concurrency_safe = is_concurrency_safe
         self.is_external_tool = is_external_tool
         self.requires_confirmation = requires_confirmation
+        self.is_idempotent = is_idempotent
         self._ctx_param = next((p for p, h in _safe_hints(func).items() if h is ToolContext), None)
         self._kind = (
             "asyncgen"
@@ -159,6 +161,7 @@ def tool(
     is_concurrency_safe: bool = False,
     is_external_tool: bool = False,
     requires_confirmation: bool = False,
+    is_idempotent: bool = False,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 def tool(
     func: Callable[..., Any] | None = None,
@@ -170,6 +173,7 @@ def tool(
     is_concurrency_safe: bool = False,
     is_external_tool: bool = False,
     requires_confirmation: bool = False,
+    is_idempotent: bool = False,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Turn a function into a `FunctionTool`; use bare (`@tool`) or with options."""
 
@@ -182,6 +186,7 @@ def tool(
             is_concurrency_safe=is_concurrency_safe,
             is_external_tool=is_external_tool,
             requires_confirmation=requires_confirmation,
+            is_idempotent=is_idempotent,
         )
 
     return wrap(func) if func is not None else wrap

@@ -1,9 +1,14 @@
 """Session storage: `StorageBase`, `SQLiteStorage` (the embedded default), `RedisStorage`.
 
+Also the service's event logs and leases: `EventLogBase`, `SQLiteEventLog`, `RedisEventLog`.
+
 `RedisStorage` imports `redis` only when constructed.
 """
 
 from tether.app.storage._base import StorageBase
+from tether.app.storage._events import ActiveRun, EventLogBase, Lease, LogEntry, LogItem, LogKey
+from tether.app.storage._events_redis import RedisEventLog
+from tether.app.storage._events_sqlite import SQLiteEventLog
 from tether.app.storage._record import (
     SessionDelta,
     SessionInfo,
@@ -18,7 +23,15 @@ from tether.errors import SessionInputError
 
 __all__ = [
     "DEFAULT_SQLITE_PATH",
+    "ActiveRun",
+    "EventLogBase",
+    "Lease",
+    "LogEntry",
+    "LogItem",
+    "LogKey",
+    "RedisEventLog",
     "RedisStorage",
+    "SQLiteEventLog",
     "SQLiteStorage",
     "SessionDelta",
     "SessionInfo",

@@ -34,7 +34,7 @@ from tether.errors import (
     SessionNotFoundError,
     StorageUnavailableError,
 )
-from tether.state import AgentState
+from tether.state import AgentState, Checkpoint
 
 __all__ = ["StorageBase"]
 
@@ -254,6 +254,22 @@ class StorageBase(ABC):
             f"session {key} kept changing while saving it ({_UNTRACKED_RETRIES} attempts); "
             "save with `expected_version` and handle the conflict"
         )
+
+    def checkpoint(self, user_id: str, agent_id: str, session_id: str) -> Checkpoint:
+        """A save-point callable for `Agent.reply(..., checkpoint=...)` on this session.
+
+        Each call saves the state through `update_session_state` (an O(Δ) write checked
+        against the version this storage loaded or last saved the state as), so a second
+        worker advancing the same session gets `SessionConflictError` at its next save
+        point, before its next tool runs. Load the state with `get_session` (or create it
+        with `upsert_session`) from this storage first: that is the version it claims.
+        """
+        SessionKey.of(user_id, agent_id, session_id)  # bad ids fail now, not mid-reply
+
+        async def save(state: AgentState) -> None:
+            await self.update_session_state(user_id, agent_id, session_id, state)
+
+        return save
 
     async def list_sessions(self, user_id: str, agent_id: str | None = None) -> list[SessionInfo]:
         """The user's sessions (of one agent, if given), most recently updated first."""

@@ -55,6 +55,7 @@ class Glob(FileToolBase):
     input_model = GlobInput
     is_read_only = True
     is_concurrency_safe = True
+    is_idempotent = True
     access = "read"
 
     def __init__(

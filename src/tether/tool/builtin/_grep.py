@@ -89,6 +89,7 @@ class Grep(FileToolBase):
     input_model = GrepInput
     is_read_only = True
     is_concurrency_safe = True
+    is_idempotent = True
     access = "read"
 
     def __init__(

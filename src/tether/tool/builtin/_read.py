@@ -172,6 +172,7 @@ class Read(FileToolBase):
     input_model = ReadInput
     is_read_only = True
     is_concurrency_safe = True
+    is_idempotent = True
     access = "read"
 
     def __init__(

@@ -1,0 +1,260 @@
+"""Service load benchmark: concurrent SSE clients against `tether serve`.
+
+Run: `python benchmarks/service_load.py [--clients 200] [--seconds 8]`
+
+Each client creates a session and runs replies over SSE back to back (`POST /replies`
+with `Accept: text/event-stream`, read to `reply_end`). The model waits 50 ms per call;
+a reply is 2 model calls + 2 tools (one batch of two read-only tools), so the model
+alone takes 100 ms. Two setups: one worker on SQLite, and two workers (two processes,
+clients split between them) on Redis. Printed per setup: replies/s, p50/p99 latency
+added over the model's 100 ms, errors, and the server's CPU per reply next to the CPU
+of an in-process `Agent.reply` of the same agent measured in this run.
+Targets (issue 17): 0 errors; p99 added <= 25 ms at 200 clients on one worker; 2 workers
+>= 1.6x the replies/s of one; service CPU per reply <= 4x the in-process reply.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REDIS = "redis://127.0.0.1:6379/12"
+MODEL_SECONDS = 0.05
+
+
+def agents() -> dict[str, Any]:
+    """`--agents service_load:agents`: the benchmark agent (50 ms per model call)."""
+    return {"bench": _agent(float(os.environ.get("BENCH_LATENCY", MODEL_SECONDS)))}
+
+
+def _agent(latency: float) -> Any:
+    from tether.agent import Agent
+    from tether.message import ToolResultBlock
+    from tether.model import ChatModelBase, ChatRequest, ModelDelta, TextDelta, ToolCallDelta
+    from tether.tool import Toolkit, tool
+
+    class SlowModel(ChatModelBase):
+        async def stream(self, request: ChatRequest) -> AsyncIterator[ModelDelta]:
+            await asyncio.sleep(latency)
+            last = request.messages[-1]
+            if last.role == "assistant" and last.get_content_blocks(ToolResultBlock):
+                yield TextDelta(text="Both lookups are done: the answer is 42.")
+                return
+            for i, word in enumerate(("alpha", "beta")):
+                call_id = f"call_{uuid.uuid4().hex[:10]}"
+                yield ToolCallDelta(
+                    index=i, id=call_id, name="lookup", arguments=json.dumps({"word": word})
+                )
+
+    @tool(is_read_only=True, is_concurrency_safe=True)
+    def lookup(word: str) -> str:
+        """Look a word up."""
+        return f"{word}: found"
+
+    model = SlowModel("slow", context_length=128_000)
+    return Agent("bench", "You answer.", model, toolkit=Toolkit(tools=[lookup]))
+
+
+def _cpu(pid: int) -> float:
+    """User + system CPU seconds of a process (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _start(port: int, storage: str, prefix: str) -> subprocess.Popen[bytes]:
+    cmd = [sys.executable, "-c", "import sys; from tether.cli import main; sys.exit(main())"]
+    cmd += ["serve", "--agents", "service_load:agents", "--storage", storage, "--port", str(port)]
+    cmd += ["--redis-prefix", prefix]
+    env = {k: v for k, v in os.environ.items() if k != "TETHER_API_KEYS"}
+    return subprocess.Popen(
+        cmd, cwd=HERE, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+
+
+async def _ready(url: str) -> None:
+    import httpx
+
+    async with httpx.AsyncClient() as c:
+        for _ in range(300):
+            try:
+                if (await c.get(f"{url}/healthz")).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            await asyncio.sleep(0.05)
+    raise RuntimeError(f"server at {url} did not start")
+
+
+async def _client(c: Any, sid: str, stop: float, added: list[float], errors: list[str]) -> None:
+    """Run replies back to back on one session until `stop` (each at most 30 s)."""
+    body = {"input": {"role": "user", "content": "look both up"}}
+    while time.monotonic() < stop:
+        began = time.perf_counter()
+        try:
+            ended = await asyncio.wait_for(_reply(c, sid, body, errors), 30)
+        except Exception as exc:  # counted, not raised: the run goes on
+            errors.append(type(exc).__name__)
+            continue
+        if ended:
+            added.append(time.perf_counter() - began - 2 * MODEL_SECONDS)
+
+
+async def _reply(c: Any, sid: str, body: dict[str, Any], errors: list[str]) -> bool:
+    headers = {"accept": "text/event-stream"}
+    async with c.stream("POST", f"/v1/sessions/{sid}/replies", json=body, headers=headers) as r:
+        ended = False
+        async for line in r.aiter_lines():
+            if line == "event: reply_end":
+                ended = True
+            elif line == "event: error":
+                errors.append("error event")
+        if r.status_code != 200 or not ended:
+            errors.append(f"status {r.status_code}, ended={ended}")
+            return False
+    return True
+
+
+async def _load(urls: list[str], pids: list[int], clients: int, seconds: float) -> dict[str, float]:
+    import httpx
+
+    for url in urls:
+        await _ready(url)
+    limits = httpx.Limits(max_connections=clients + 10, max_keepalive_connections=clients + 10)
+    pools = [httpx.AsyncClient(base_url=u, timeout=60, limits=limits) for u in urls]
+    try:
+        mine = [pools[i % len(pools)] for i in range(clients)]
+        sids = []
+        for c in mine:
+            made = await c.post("/v1/sessions", json={"agent_id": "bench"})
+            sids.append(str(made.json()["session_id"]))
+        warm: list[float] = []
+        until = time.monotonic() + 1.0
+        await asyncio.gather(*(_client(mine[i], sids[i], until, warm, []) for i in range(20)))
+        added: list[float] = []
+        errors: list[str] = []
+        cpu0 = sum(_cpu(p) for p in pids)
+        t0 = time.monotonic()
+        await asyncio.gather(
+            *(_client(mine[i], sids[i], t0 + seconds, added, errors) for i in range(clients))
+        )
+        elapsed = time.monotonic() - t0
+        cpu = sum(_cpu(p) for p in pids) - cpu0
+    finally:
+        for pool in pools:
+            await pool.aclose()
+    ms = sorted(a * 1000 for a in added)
+    return {
+        "replies": len(ms),
+        "rps": len(ms) / elapsed,
+        "p50": statistics.median(ms) if ms else float("nan"),
+        "p99": ms[int(len(ms) * 0.99) - 1] if ms else float("nan"),
+        "errors": len(errors),
+        "cpu_ms": 1000 * cpu / max(1, len(ms)),
+    }
+
+
+async def _in_process_cpu(replies: int = 300) -> float:
+    """CPU ms of one `Agent.reply` of the same agent, in this process (no model wait)."""
+    from tether.message import UserMsg
+    from tether.state import AgentState
+
+    agent = _agent(0.0)
+    for _ in range(20):
+        agent.state = AgentState()
+        await agent.reply(UserMsg("user", "look both up"))
+    began = time.process_time()
+    for _ in range(replies):
+        agent.state = AgentState()
+        await agent.reply(UserMsg("user", "look both up"))
+    return 1000 * (time.process_time() - began) / replies
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def _setup(
+    name: str, storages: list[str], prefix: str, clients: int, seconds: float
+) -> dict[str, float]:
+    ports = [_free_port() for _ in storages]
+    procs = [_start(p, s, prefix) for p, s in zip(ports, storages, strict=True)]
+    try:
+        return await _load(
+            [f"http://127.0.0.1:{p}" for p in ports], [p.pid for p in procs], clients, seconds
+        )
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            proc.wait(timeout=30)
+
+
+def _drop(prefix: str) -> None:
+    import redis
+
+    client = redis.Redis.from_url(REDIS)
+    for name in client.scan_iter(match=f"{prefix}*", count=1000):
+        client.delete(name)
+    client.close()
+
+
+async def main(clients: int, seconds: float) -> int:
+    """Run both setups and print the table; exit 1 if a target is missed."""
+    base = await _in_process_cpu()
+    prefix = f"bench-{uuid.uuid4().hex[:8]}"
+    with tempfile.TemporaryDirectory() as tmp:
+        one = await _setup(
+            "1 worker, SQLite", [f"sqlite:///{tmp}/bench.db"], prefix, clients, seconds
+        )
+    try:
+        two = await _setup("2 workers, Redis", [REDIS, REDIS], prefix, clients, seconds)
+    finally:
+        _drop(prefix)
+    print(
+        f"clients: {clients}, {seconds:.0f} s per setup, model 2 x {MODEL_SECONDS * 1000:.0f} ms per reply"
+    )
+    print(f"in-process Agent.reply CPU: {base:.2f} ms/reply")
+    print(
+        "| setup | replies | replies/s | p50 added ms | p99 added ms | errors | CPU ms/reply | CPU vs in-process |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for name, r in (("1 worker, SQLite", one), ("2 workers, Redis", two)):
+        print(
+            f"| {name} | {r['replies']:.0f} | {r['rps']:.1f} | {r['p50']:.1f} | {r['p99']:.1f} | "
+            f"{r['errors']:.0f} | {r['cpu_ms']:.2f} | {r['cpu_ms'] / base:.1f}x |"
+        )
+    ratio = two["rps"] / one["rps"] if one["rps"] else 0.0
+    print(f"2 workers / 1 worker replies/s: {ratio:.2f}x")
+    checks = {
+        "0 errors": one["errors"] == 0 and two["errors"] == 0,
+        "p99 added <= 25 ms (1 worker)": one["p99"] <= 25,
+        "2 workers >= 1.6x": ratio >= 1.6,
+        "CPU/reply <= 4x in-process": one["cpu_ms"] <= 4 * base,
+    }
+    for name, ok in checks.items():
+        print(f"{'PASS' if ok else 'MISS'}  {name}")
+    return 0 if all(checks.values()) else 1
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", type=int, default=200)
+    parser.add_argument("--seconds", type=float, default=8.0)
+    args = parser.parse_args()
+    sys.exit(asyncio.run(main(args.clients, args.seconds)))

@@ -1,0 +1,17 @@
+"""The HTTP service: sessions, replies as SSE that never loses an event, leases, API keys.
+
+Needs the `server` extra (`pip install 'tether[server]'`); run it with `tether serve`.
+"""
+
+from tether.app.server._app import STATIC_DIR, create_app, event_log_for, events_path
+from tether.app.server._auth import LOCAL_USER, keys_from_env, keys_from_file
+
+__all__ = [
+    "LOCAL_USER",
+    "STATIC_DIR",
+    "create_app",
+    "event_log_for",
+    "events_path",
+    "keys_from_env",
+    "keys_from_file",
+]

@@ -1,0 +1,148 @@
+"""`create_app`: the FastAPI application of `tether serve`."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from tether.agent import Agent
+from tether.app.server._agents import AgentsSource, resolve_agents
+from tether.app.server._auth import KeyRing
+from tether.app.server._context import Service, service_of
+from tether.app.server._problems import BodyLimit, install_problem_handlers, problem
+from tether.app.server._replies import router as replies_router
+from tether.app.server._runs import Runs
+from tether.app.server._sessions import router as sessions_router
+from tether.app.storage import (
+    EventLogBase,
+    RedisEventLog,
+    RedisStorage,
+    SQLiteEventLog,
+    SQLiteStorage,
+    StorageBase,
+)
+from tether.errors import ConfigError, TetherError
+
+__all__ = ["STATIC_DIR", "create_app", "event_log_for", "events_path"]
+
+log = logging.getLogger("tether.server")
+
+STATIC_DIR = Path(__file__).resolve().parent.parent / "web" / "static"
+"""Where the web UI's files are; mounted at `/` when the folder exists."""
+
+
+def events_path(sessions_path: str) -> str:
+    """The event log's SQLite file next to the sessions' (`x.db` → `x.events.db`).
+
+    A file of its own: two connections writing one file make SQLite's busy handler
+    sleep, and a log append would wait behind a session save.
+    """
+    if sessions_path == ":memory:":
+        return sessions_path
+    path = Path(sessions_path)
+    return str(path.with_name(f"{path.stem}.events{path.suffix or '.db'}"))
+
+
+def event_log_for(storage: StorageBase) -> EventLogBase:
+    """The event log that lives next to `storage` (same SQLite file, same Redis server)."""
+    if isinstance(storage, SQLiteStorage):
+        return SQLiteEventLog(events_path(storage.path), busy_timeout=storage.busy_timeout)
+    if isinstance(storage, RedisStorage):
+        return RedisEventLog(storage.address, key_prefix=f"{storage.key_prefix}:events")
+    raise ConfigError(
+        f"no event log is known for {type(storage).__name__}; pass `events=` to `create_app`"
+    )
+
+
+def create_app(
+    agents: AgentsSource,
+    storage: StorageBase,
+    *,
+    api_keys: Mapping[str, str] | None = None,
+    events: EventLogBase | None = None,
+    max_body_bytes: int = 1_000_000,
+    lease_ttl: float = 15.0,
+    shutdown_grace: float = 10.0,
+    static_dir: Path | None = STATIC_DIR,
+) -> FastAPI:
+    """The HTTP service over `agents` (id → `Agent`) and `storage`.
+
+    Args:
+        agents: The agents to serve, by the id sessions name them with; or a callable
+            (sync or async) returning them, called when the server starts.
+        storage: Where sessions live; the app opens it on start and closes it on stop.
+        api_keys: API key → user id. Without keys every caller is the one local user:
+            bind the server to 127.0.0.1 only (`tether serve` does).
+        events: The event log and leases; by default the one next to `storage`.
+        max_body_bytes: Larger request bodies get 413.
+        lease_ttl: Seconds before the lease of a worker that died expires.
+        shutdown_grace: Seconds running replies get to end when the server stops.
+        static_dir: The web UI to serve at `/`, if the folder exists.
+    """
+    if isinstance(agents, Mapping):
+        agents = dict(agents)  # checked now, not at start
+        _check_now(agents)
+    if not isinstance(max_body_bytes, int) or max_body_bytes < 1:
+        raise ConfigError(f"max_body_bytes must be a positive int, got {max_body_bytes!r}")
+    log_store = events if events is not None else event_log_for(storage)
+    runs = Runs({}, storage, log_store, lease_ttl=lease_ttl)
+    service = Service(runs=runs, keys=KeyRing(api_keys))
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        runs.agents = await resolve_agents(agents)
+        await storage.open()
+        await log_store.open()
+        try:
+            yield
+        finally:
+            await runs.close(shutdown_grace)
+            await log_store.close()
+            await storage.close()
+
+    app = FastAPI(
+        title="tether",
+        summary="Agent sessions over HTTP, with a durable, resumable event stream.",
+        lifespan=lifespan,
+    )
+    app.state.tether = service
+    install_problem_handlers(app)
+    app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
+    app.include_router(sessions_router)
+    app.include_router(replies_router)
+    _health(app)
+    if static_dir is not None and (static_dir / "index.html").is_file():
+        from fastapi.staticfiles import StaticFiles
+
+        app.mount("/", StaticFiles(directory=static_dir, html=True), name="web")
+    return app
+
+
+def _check_now(agents: Mapping[str, object]) -> None:
+    if not agents or not all(isinstance(a, Agent) for a in agents.values()):
+        raise ConfigError("`agents` must map agent ids to `Agent`s, with at least one agent")
+
+
+def _health(app: FastAPI) -> None:
+    @app.get("/healthz")
+    async def healthz() -> dict[str, str]:
+        """The process answers."""
+        return {"status": "ok"}
+
+    @app.get("/readyz")
+    async def readyz(request: Request) -> JSONResponse:
+        """The storage and the event log answer (503 otherwise)."""
+        runs = service_of(request).runs
+        try:
+            await runs.storage.list_sessions("readyz-probe")
+            await runs.events.ping()
+        except TetherError as exc:
+            return problem(503, type(exc).__name__, str(exc))
+        if not runs.accepting:
+            return problem(503, "ServiceClosingError", "this worker is shutting down")
+        return JSONResponse({"status": "ready"})

@@ -1,0 +1,400 @@
+"""Replies run in the server, not in the request: lease, log every event, save, release.
+
+A run takes the session's lease, loads the session, and drives `Agent.reply_stream`
+in a task of its own (a client that disconnects does not stop it). Every event is
+appended to the session's event log under the lease before anyone can read it; the
+events that end the run (the final message, the pause events, an error) are held back
+until the state is saved, then logged together with the end marker as the lease is
+released, so a client that sees a pause can answer it at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import logging
+from contextlib import suppress
+from dataclasses import dataclass, field
+
+from tether.agent import Agent
+from tether.app.storage import EventLogBase, Lease, LogItem, LogKey, StorageBase
+from tether.errors import (
+    InvalidInputError,
+    LeaseLostError,
+    ReplyInProgressError,
+    ResumeError,
+    ServiceClosingError,
+    SessionConflictError,
+    SessionInputError,
+    SessionNotFoundError,
+    StorageError,
+    TetherError,
+    UnknownAgentError,
+)
+from tether.event import (
+    AgentEvent,
+    ErrorEvent,
+    EventType,
+    ExternalExecutionResultEvent,
+    UserConfirmResultEvent,
+    UserInterruptEvent,
+)
+from tether.message import Msg
+from tether.state import AgentState, Checkpoint
+
+__all__ = ["RunInput", "Runs", "SessionRef"]
+
+log = logging.getLogger("tether.server")
+
+RunInput = (
+    Msg
+    | list[Msg]
+    | UserConfirmResultEvent
+    | ExternalExecutionResultEvent
+    | UserInterruptEvent
+    | None
+)
+_TERMINAL = {
+    EventType.REPLY_END,
+    EventType.REQUIRE_USER_CONFIRM,
+    EventType.REQUIRE_EXTERNAL_EXECUTION,
+}
+_CALLER_ERRORS = (ResumeError, InvalidInputError, SessionInputError)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRef:
+    """A session the caller may use: its owner, agent and id."""
+
+    user_id: str
+    agent_id: str
+    session_id: str
+
+    @property
+    def key(self) -> LogKey:
+        """The session's name in the event log."""
+        return LogKey(self.user_id, self.session_id)
+
+    @property
+    def ids(self) -> tuple[str, str, str]:
+        """(user_id, agent_id, session_id), as the storage takes them."""
+        return (self.user_id, self.agent_id, self.session_id)
+
+
+@dataclass(slots=True)
+class _Run:
+    ref: SessionRef
+    lease: Lease
+    agent: Agent
+    inputs: RunInput
+    started: asyncio.Future[None]
+    tail: list[AgentEvent] = field(default_factory=list)
+    logged: int = 0
+    pump: asyncio.Task[None] | None = None
+    interrupted: bool = False
+    pending: list[LogItem] = field(default_factory=list)
+    writer: asyncio.Task[None] | None = None
+    lost: BaseException | None = None
+    saving: bool = False
+    ending: bool = False
+
+
+class Runs:
+    """The replies this worker runs, and the rules every worker follows to run one.
+
+    Args:
+        agents: The served agents by id (each run uses a shallow copy with its own state).
+        storage: Where sessions live.
+        events: The event log and leases (same backend as `storage`).
+        lease_ttl: Seconds a lease lives without renewal (a dead worker's lease expires
+            after this; renewed every `lease_ttl / 3` or 2 s, whichever is shorter; an
+            interrupt asked on another worker lands at the next renewal).
+    """
+
+    def __init__(
+        self,
+        agents: dict[str, Agent],
+        storage: StorageBase,
+        events: EventLogBase,
+        *,
+        lease_ttl: float = 15.0,
+    ) -> None:
+        self.agents = agents
+        self.storage = storage
+        self.events = events
+        self.lease_ttl = lease_ttl
+        self._runs: dict[LogKey, _Run] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.accepting = True
+
+    def agent(self, agent_id: str) -> Agent:
+        """The served agent, or `UnknownAgentError`."""
+        agent = self.agents.get(agent_id)
+        if agent is None:
+            known = ", ".join(sorted(self.agents)) or "none"
+            raise UnknownAgentError(
+                f"there is no agent {agent_id!r} on this service (agents: {known}); "
+                "list them with `GET /v1/agents`"
+            )
+        return agent
+
+    async def start(self, ref: SessionRef, inputs: RunInput, *, if_busy: bool = False) -> Lease:
+        """Start a reply on the session; return once it has logged its first event.
+
+        Raises:
+            ReplyInProgressError: another reply runs (and `if_busy` was not asked).
+            SessionNotFoundError, ResumeError, InvalidInputError: nothing ran or changed.
+            ServiceClosingError: this worker is shutting down.
+        """
+        self._check_open()
+        lease = await self._acquire(ref.key, interrupt=if_busy)
+        try:
+            self._check_open()
+            record = await self.storage.get_session(*ref.ids)
+            if record is None:
+                raise SessionNotFoundError(
+                    f"session {ref.session_id!r} does not exist; create it with `POST /v1/sessions`"
+                )
+            agent = copy.copy(self.agent(ref.agent_id))
+            agent.state = record.state
+        except BaseException:
+            await self.events.release(lease, mark_end=False)
+            raise
+        run = _Run(ref, lease, agent, inputs, asyncio.get_running_loop().create_future())
+        self._runs[ref.key] = run
+        task = asyncio.create_task(self._run(run), name=f"tether-reply-{ref.session_id}")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        await asyncio.shield(run.started)
+        return lease
+
+    def _check_open(self) -> None:
+        if not self.accepting:
+            raise ServiceClosingError(
+                "this worker is shutting down and takes no new replies; retry on another "
+                "worker (a reply it stopped continues from its last save point with "
+                '`{"input": null}`)'
+            )
+
+    async def _acquire(self, key: LogKey, *, interrupt: bool) -> Lease:
+        """Take the lease; with `interrupt`, stop the running reply first and wait for it."""
+        deadline = asyncio.get_running_loop().time() + 2 * self.lease_ttl
+        while True:
+            try:
+                return await self.events.acquire(key, self.lease_ttl)
+            except ReplyInProgressError:
+                if not interrupt or asyncio.get_running_loop().time() > deadline:
+                    raise
+            await self.interrupt(key)
+            await self.events.wait(key, 1 << 62, 0.1)
+
+    async def interrupt(self, key: LogKey) -> str | None:
+        """Ask the running reply to stop (here at once, elsewhere at its next renewal)."""
+        local = self._runs.get(key)
+        if local is not None:
+            self._stop(local)
+        active = await self.events.request_interrupt(key)
+        return active.reply_id if active is not None else None
+
+    def _stop(self, run: _Run) -> None:
+        """Stop the reply: now, or right after the save in progress (never inside one)."""
+        if not run.interrupted and run.pump is not None:
+            run.interrupted = True
+            if not run.saving:
+                run.pump.cancel()
+
+    async def _run(self, run: _Run) -> None:
+        heart = asyncio.create_task(self._heartbeat(run))
+        try:
+            await self._drive(run)
+        except LeaseLostError:
+            log.warning("session %s: lease taken over; this run stopped", run.ref.session_id)
+        except Exception as exc:  # a provider error, a storage error: end with an error event
+            if not run.started.done() and isinstance(exc, _CALLER_ERRORS):
+                run.started.set_exception(exc)
+            else:
+                reply_id = _reply_id(run)
+                run.tail.append(
+                    ErrorEvent(reply_id=reply_id, error_type=type(exc).__name__, message=str(exc))
+                )
+                log.info("session %s: reply ended with %s", run.ref.session_id, type(exc).__name__)
+                if not isinstance(exc, SessionConflictError | ServiceClosingError):
+                    with suppress(TetherError):  # keep the state as the failure left it
+                        await self._save(run)
+        finally:
+            heart.cancel()
+            with suppress(asyncio.CancelledError):
+                await heart
+            await self._finish(run)
+
+    async def _drive(self, run: _Run) -> None:
+        """Pump the reply; on an interrupt, stop it and end it as interrupted."""
+        try:
+            run.pump = asyncio.create_task(self._pump(run, run.inputs))
+            await run.pump
+        except _Interrupted:
+            pass
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise
+            if run.lost is not None:
+                raise run.lost from None
+            if not run.interrupted:
+                raise
+        if run.interrupted and not run.tail:
+            await self._end_interrupted(run)
+        # Saved at every save point by the checkpoint, the end or the pause included.
+
+    async def _end_interrupted(self, run: _Run) -> None:
+        """End the stopped reply as interrupted (its pending calls get interrupted results)."""
+        cursor = run.agent.state.reply
+        if cursor is None:
+            return
+        run.tail.clear()
+        run.ending = True
+        await self._pump(run, UserInterruptEvent(reply_id=cursor.reply_id))
+
+    async def _pump(self, run: _Run, inputs: RunInput) -> None:
+        stream = run.agent.reply_stream(inputs, checkpoint=self._checkpoint(run))
+        try:
+            async for event in stream:
+                if run.lost is not None:
+                    raise run.lost
+                if run.tail or event.type in _TERMINAL:
+                    run.tail.append(event)  # logged with the release, after the save
+                else:
+                    self._log(run, event)
+                if not run.started.done():
+                    run.started.set_result(None)
+        finally:
+            close = getattr(stream, "aclose", None)
+            if close is not None:
+                await close()  # stops its tools and settles the state
+
+    def _log(self, run: _Run, event: AgentEvent) -> None:
+        """Queue the event; one writer task appends what queued up in one step.
+
+        Events a reply emits without awaiting in between (a model step's blocks) are
+        written together; nobody reads an event before its append committed.
+        """
+        run.pending.append(_item(event))
+        run.logged += 1
+        if run.writer is None or run.writer.done():
+            run.writer = asyncio.create_task(self._write(run))
+
+    async def _write(self, run: _Run) -> None:
+        while run.pending and run.lost is None:
+            batch, run.pending = run.pending, []
+            try:
+                await self.events.append(run.lease, batch)
+            except TetherError as exc:  # lease lost or log down: this run cannot go on
+                run.lost = exc
+                if run.pump is not None:
+                    run.pump.cancel()
+
+    async def _flush(self, run: _Run) -> None:
+        """Wait until every queued event is appended (or raise why it cannot be)."""
+        while run.writer is not None and not run.writer.done():
+            await asyncio.shield(run.writer)
+        if run.pending and run.lost is None:
+            run.writer = asyncio.create_task(self._write(run))
+            await run.writer
+        if run.lost is not None:
+            raise run.lost
+
+    def _checkpoint(self, run: _Run) -> Checkpoint:
+        """The storage's save-point callable, fenced by the lease.
+
+        Before each save: every queued event is appended and the lease is renewed (a
+        worker whose lease was taken over stops here, before its next side effect); a
+        reply asked to stop stops here too, with the state of its last save point. On a
+        worker that is shutting down, the reply stops right after this save.
+        """
+        save = self.storage.checkpoint(*run.ref.ids)
+
+        async def checkpoint(state: AgentState) -> None:
+            if run.interrupted and not run.ending:
+                raise _Interrupted  # stop here: the state rolls back to the last save
+            run.saving = True  # an interrupt waits for the save, so the version stays known
+            try:
+                await self._flush(run)
+                await self.events.renew(run.lease, self.lease_ttl)
+                await save(state)
+            finally:
+                run.saving = False
+            if run.interrupted and not run.ending and run.pump is not None:
+                run.pump.cancel()  # asked during the save: stop at the next await
+            # Shutting down: stop once saved. (The loop then rolls its copy back, but the
+            # run ends here and never saves again: the stored state is this save.)
+            self._check_open()
+
+        return checkpoint
+
+    async def _save(self, run: _Run) -> None:
+        """Save the state under the lease (the versioned write refuses a stale state)."""
+        if not run.started.done():
+            return  # nothing ran
+        await self._flush(run)
+        await self.events.renew(run.lease, self.lease_ttl)
+        await self.storage.update_session_state(*run.ref.ids, run.agent.state)
+
+    async def _heartbeat(self, run: _Run) -> None:
+        every = min(self.lease_ttl / 3, 2.0)
+        while True:
+            await asyncio.sleep(every)
+            try:
+                if await self.events.renew(run.lease, self.lease_ttl):
+                    self._stop(run)
+            except LeaseLostError:
+                if run.pump is not None:
+                    run.pump.cancel()
+                return
+            except StorageError:
+                continue  # a blip: the next renewal retries well before the lease expires
+
+    async def _finish(self, run: _Run) -> None:
+        """Log the held-back events with the end marker and release the lease."""
+        self._runs.pop(run.ref.key, None)
+        try:
+            await self._flush(run)
+            tail = [_item(event) for event in run.tail]
+            await self.events.release(run.lease, tail, mark_end=bool(run.logged or run.tail))
+        except LeaseLostError:
+            pass
+        except StorageError as exc:
+            log.warning("session %s: could not release its lease (%s)", run.ref.session_id, exc)
+        if not run.started.done():
+            run.started.set_result(None)
+
+    async def close(self, grace: float = 10.0) -> None:
+        """Take no new replies; let running ones end (up to `grace` s), then stop them."""
+        self.accepting = False
+        if self._tasks:
+            _, pending = await asyncio.wait(set(self._tasks), timeout=grace)
+            for run in list(self._runs.values()):
+                self._stop(run)
+            if pending:
+                await asyncio.wait(pending, timeout=grace)
+
+
+class _Interrupted(Exception):
+    """Raised by the checkpoint of a reply asked to stop: it stops right after a save."""
+
+
+def _item(event: AgentEvent) -> LogItem:
+    return LogItem(event.reply_id, str(event.type), event.model_dump_json())
+
+
+def _reply_id(run: _Run) -> str:
+    cursor = run.agent.state.reply
+    if cursor is not None:
+        return cursor.reply_id
+    inputs = run.inputs
+    return (
+        inputs.reply_id
+        if isinstance(
+            inputs, UserConfirmResultEvent | ExternalExecutionResultEvent | UserInterruptEvent
+        )
+        else ""
+    )

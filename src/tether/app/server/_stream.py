@@ -1,0 +1,66 @@
+"""Following a session's event log: replay after a sequence number, then wait for more.
+
+Replay and live follow are one loop over the log (read after the cursor, wait on the log
+when caught up), so no event can slip between them, whichever worker wrote it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+
+from tether.app.storage import EventLogBase, LogEntry, LogKey
+
+__all__ = ["follow", "sse_frames"]
+
+_WAIT = 1.0  # seconds per wait on the log before looking at the lease again
+_PING = 15.0  # seconds of silence before a keep-alive comment
+
+
+async def follow(
+    events: EventLogBase, key: LogKey, after: int, *, token: int | None = None
+) -> AsyncIterator[LogEntry | None]:
+    """Yield the log's events after `after`, then live ones, until the run ends.
+
+    With `token`, stop at the end marker of that run; without, stop once caught up with
+    a run that ended (or when none runs). Yields None while waiting (for keep-alives).
+    """
+    cursor, ended, look = after, False, True
+    while True:
+        entries = await events.read(key, cursor)
+        for entry in entries:
+            cursor = entry.seq
+            if entry.is_end:
+                if token is not None and entry.data == str(token):
+                    return
+                ended = True
+                continue
+            ended = False
+            yield entry
+        if entries:
+            continue
+        if token is None and ended:
+            return
+        # Look at the lease when first caught up and after every quiet wait (a worker that
+        # died logs nothing more). It is released in the same step as the end marker is
+        # written: with no lease, every entry of the run is in the log; read once more.
+        if look and await events.active(key) is None:
+            if not await events.read(key, cursor, 1):
+                return
+            continue
+        look = not await events.wait(key, cursor, _WAIT)
+        yield None
+
+
+async def sse_frames(entries: AsyncIterator[LogEntry | None]) -> AsyncIterator[bytes]:
+    """SSE frames: `id:` the sequence number, `event:` the type, `data:` the event JSON."""
+    last = time.monotonic()
+    async for entry in entries:
+        now = time.monotonic()
+        if entry is None:
+            if now - last >= _PING:
+                last = now
+                yield b": keep-alive\n\n"
+            continue
+        last = now
+        yield f"id: {entry.seq}\nevent: {entry.type}\ndata: {entry.data}\n\n".encode()

@@ -1,0 +1,362 @@
+"""`SQLiteEventLog`: event logs and leases in tables next to the sessions (`sqlite3`).
+
+Every call is one transaction on one thread of its own, so the token check and the write
+of an append are one atomic step, also against other processes on the same file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TypeVar
+
+from tether.app.storage._events import (
+    ActiveRun,
+    EventLogBase,
+    Lease,
+    LogEntry,
+    LogItem,
+    LogKey,
+    busy,
+)
+from tether.errors import LeaseLostError, StorageUnavailableError
+
+__all__ = ["SQLiteEventLog"]
+
+_T = TypeVar("_T")
+_POLL = 0.25  # seconds between looks at the file for writers in other processes
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS tether_event_heads (
+    user_id TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    agent_id TEXT,
+    last_seq INTEGER NOT NULL DEFAULT 0,
+    token INTEGER NOT NULL DEFAULT 0,
+    holder INTEGER NOT NULL DEFAULT 0,
+    reply_id TEXT NOT NULL DEFAULT '',
+    expires REAL NOT NULL DEFAULT 0,
+    interrupt INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (user_id, session_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS tether_events (
+    user_id TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (user_id, session_id, seq)
+) WITHOUT ROWID;
+"""
+_HEAD = "user_id = ? AND session_id = ?"
+
+
+class SQLiteEventLog(EventLogBase):
+    """Event logs in a SQLite file (the sessions' file by default: `SQLiteStorage.path`)."""
+
+    def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = 5.0) -> None:
+        self.path = os.fspath(path)
+        self.busy_timeout = busy_timeout
+        self._db: sqlite3.Connection | None = None
+        self._pool: ThreadPoolExecutor | None = None
+        self._signals: dict[LogKey, asyncio.Event] = {}
+        self._last: dict[LogKey, int] = {}  # last seq this process wrote, per session
+        self._held: dict[LogKey, int] = {}  # leases this process holds: key -> token
+
+    def __repr__(self) -> str:
+        return f"SQLiteEventLog({self.path!r})"
+
+    async def open(self) -> None:
+        """Open the file and create the tables (idempotent)."""
+        if self._db is not None:
+            return
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tether-events")
+        self._db = await self._run(self._connect)
+
+    def _connect(self) -> sqlite3.Connection:
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(
+            self.path, isolation_level=None, check_same_thread=False, timeout=self.busy_timeout
+        )
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = NORMAL")
+        db.executescript(_SCHEMA)
+        return db
+
+    async def close(self) -> None:
+        """Close the file (idempotent)."""
+        db, pool = self._db, self._pool
+        self._db, self._pool = None, None
+        if db is not None and pool is not None:
+            await asyncio.get_running_loop().run_in_executor(pool, db.close)
+            pool.shutdown(wait=False)
+
+    async def _run(self, fn: Callable[[], _T]) -> _T:
+        if self._pool is None:
+            await self.open()
+        assert self._pool is not None
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._pool, fn)
+        except sqlite3.Error as exc:
+            raise StorageUnavailableError(
+                f"the SQLite event log at {self.path!r} cannot be used ({exc}); check that the "
+                "file is writable and not locked by another process"
+            ) from exc
+
+    def _tx(self, fn: Callable[[sqlite3.Connection], _T]) -> Callable[[], _T]:
+        def run() -> _T:
+            db = self._db
+            if db is None:
+                raise sqlite3.ProgrammingError("the event log is closed")
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                result = fn(db)
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+            return result
+
+        return run
+
+    def _signal(self, key: LogKey, seq: int | None = None) -> None:
+        if seq is None:
+            self._last.pop(key, None)
+        else:
+            self._last[key] = seq
+        event = self._signals.pop(key, None)
+        if event is not None:
+            event.set()
+
+    async def bind(self, key: LogKey, agent_id: str) -> str:
+        """Record the session's agent (an existing binding wins); return the agent."""
+
+        def run(db: sqlite3.Connection) -> str:
+            db.execute(
+                "INSERT INTO tether_event_heads (user_id, session_id, agent_id) VALUES (?, ?, ?)"
+                " ON CONFLICT DO UPDATE SET agent_id = coalesce(agent_id, excluded.agent_id)",
+                (key.user_id, key.session_id, agent_id),
+            )
+            row = db.execute(
+                f"SELECT agent_id FROM tether_event_heads WHERE {_HEAD}", _ids(key)
+            ).fetchone()
+            return str(row[0])
+
+        return await self._run(self._tx(run))
+
+    async def agent_of(self, key: LogKey) -> str | None:
+        """The session's agent, if bound."""
+        row = await self._run(lambda: self._head(key, "agent_id"))
+        return None if row is None or row[0] is None else str(row[0])
+
+    def _head(self, key: LogKey, cols: str) -> tuple[object, ...] | None:
+        assert self._db is not None
+        row = self._db.execute(
+            f"SELECT {cols} FROM tether_event_heads WHERE {_HEAD}", _ids(key)
+        ).fetchone()
+        return None if row is None else tuple(row)
+
+    async def acquire(self, key: LogKey, ttl: float) -> Lease:
+        """Take the lease, or raise `ReplyInProgressError` naming the running reply."""
+
+        def run(db: sqlite3.Connection) -> Lease | str:
+            db.execute(
+                "INSERT OR IGNORE INTO tether_event_heads (user_id, session_id) VALUES (?, ?)",
+                _ids(key),
+            )
+            row = db.execute(
+                f"SELECT last_seq, token, holder, reply_id, expires FROM tether_event_heads"
+                f" WHERE {_HEAD}",
+                _ids(key),
+            ).fetchone()
+            last_seq, token, holder, reply_id, expires = row
+            now = time.time()
+            if holder and expires > now:
+                return str(reply_id)
+            db.execute(
+                "UPDATE tether_event_heads SET token = ?, holder = 1, reply_id = '', expires = ?,"
+                f" interrupt = 0 WHERE {_HEAD}",
+                (token + 1, now + ttl, *_ids(key)),
+            )
+            return Lease(key=key, token=token + 1, start_seq=int(last_seq))
+
+        got = await self._run(self._tx(run))
+        if isinstance(got, str):
+            raise busy(got)
+        self._held[key] = got.token
+        return got
+
+    def _check(self, db: sqlite3.Connection, lease: Lease) -> tuple[int, int]:
+        row = db.execute(
+            f"SELECT token, holder, last_seq, interrupt FROM tether_event_heads WHERE {_HEAD}",
+            _ids(lease.key),
+        ).fetchone()
+        if row is None or row[0] != lease.token or not row[1]:
+            raise LeaseLostError(
+                f"the lease on session {lease.key.session_id!r} was taken over by another "
+                "worker (or the session was deleted); this run stops without writing"
+            )
+        return int(row[2]), int(row[3])
+
+    async def renew(self, lease: Lease, ttl: float) -> bool:
+        """Extend the lease; whether an interrupt was asked for."""
+
+        def run(db: sqlite3.Connection) -> bool:
+            _, interrupt = self._check(db, lease)
+            db.execute(
+                f"UPDATE tether_event_heads SET expires = ? WHERE {_HEAD}",
+                (time.time() + ttl, *_ids(lease.key)),
+            )
+            return bool(interrupt)
+
+        return await self._run(self._tx(run))
+
+    async def append(self, lease: Lease, items: Sequence[LogItem]) -> int:
+        """Append events if the lease is still ours; the last sequence number."""
+
+        def run(db: sqlite3.Connection) -> int:
+            last, _ = self._check(db, lease)
+            return self._write(db, lease, last, items)
+
+        seq = await self._run(self._tx(run))
+        self._signal(lease.key, seq)
+        return seq
+
+    def _write(
+        self, db: sqlite3.Connection, lease: Lease, last: int, items: Sequence[LogItem]
+    ) -> int:
+        rows = [(*_ids(lease.key), last + i, it.type, it.data) for i, it in enumerate(items, 1)]
+        db.executemany(
+            "INSERT INTO tether_events (user_id, session_id, seq, type, data)"
+            " VALUES (?, ?, ?, ?, ?)",
+            rows,
+        )
+        seq = last + len(rows)
+        if items:
+            db.execute(
+                f"UPDATE tether_event_heads SET last_seq = ?, reply_id = ? WHERE {_HEAD}",
+                (seq, items[-1].reply_id, *_ids(lease.key)),
+            )
+        return seq
+
+    async def release(
+        self, lease: Lease, items: Sequence[LogItem] = (), *, mark_end: bool = True
+    ) -> None:
+        """Log `items` and the end marker, give the lease back (no-op if taken over)."""
+        end = [LogItem("", "", str(lease.token))] if mark_end else []
+
+        def run(db: sqlite3.Connection) -> int | None:
+            try:
+                last, _ = self._check(db, lease)
+            except LeaseLostError:
+                return None
+            last = self._write(db, lease, last, [*items, *end])
+            db.execute(
+                "UPDATE tether_event_heads SET holder = 0, expires = 0, interrupt = 0"
+                f" WHERE {_HEAD}",
+                _ids(lease.key),
+            )
+            return last
+
+        try:
+            self._signal(lease.key, await self._run(self._tx(run)))
+        finally:
+            if self._held.get(lease.key) == lease.token:
+                del self._held[lease.key]
+
+    async def active(self, key: LogKey) -> ActiveRun | None:
+        """The run holding an unexpired lease, if any."""
+        row = await self._run(
+            lambda: self._head(key, "token, holder, reply_id, expires, interrupt")
+        )
+        if row is None:
+            return None
+        token, holder, reply_id, expires, interrupt = row
+        if not holder or not isinstance(expires, float | int) or expires <= time.time():
+            return None
+        return ActiveRun(token=int(str(token)), reply_id=str(reply_id), interrupt=bool(interrupt))
+
+    async def request_interrupt(self, key: LogKey) -> ActiveRun | None:
+        """Flag the active run to stop."""
+        run = await self.active(key)
+        if run is None:
+            return None
+
+        def flag(db: sqlite3.Connection) -> None:
+            db.execute(
+                f"UPDATE tether_event_heads SET interrupt = 1 WHERE {_HEAD} AND token = ?",
+                (*_ids(key), run.token),
+            )
+
+        await self._run(self._tx(flag))
+        return run
+
+    async def read(self, key: LogKey, after: int, limit: int = 500) -> list[LogEntry]:
+        """Entries above `after`, in order."""
+
+        def run() -> list[LogEntry]:
+            assert self._db is not None
+            rows = self._db.execute(
+                f"SELECT seq, type, data FROM tether_events WHERE {_HEAD} AND seq > ?"
+                " ORDER BY seq LIMIT ?",
+                (*_ids(key), after, limit),
+            ).fetchall()
+            return [LogEntry(seq=int(s), type=str(t), data=str(d)) for s, t, d in rows]
+
+        return await self._run(run)
+
+    async def last_seq(self, key: LogKey) -> int:
+        """The sequence number of the last entry (0 if none)."""
+        row = await self._run(lambda: self._head(key, "last_seq"))
+        return 0 if row is None else int(str(row[0]))
+
+    async def wait(self, key: LogKey, after: int, seconds: float) -> bool:
+        """Wake on an append by this process, or poll the file for other processes'."""
+        deadline = time.monotonic() + seconds
+        while True:
+            signal = self._signals.setdefault(key, asyncio.Event())
+            if self._last.get(key, 0) > after:
+                return True
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            # A run of this process signals its appends; only another process's run is polled.
+            local = key in self._held
+            try:
+                await asyncio.wait_for(signal.wait(), left if local else min(left, _POLL))
+                return True
+            except TimeoutError:
+                if not local and await self.last_seq(key) > after:
+                    return True
+
+    async def delete(self, key: LogKey) -> None:
+        """Remove the log, lease and binding of a session.
+
+        The counters stay: a session created again under the same id continues the
+        sequence and token numbers, so a stale worker's token never fits the new one.
+        """
+
+        def run(db: sqlite3.Connection) -> None:
+            db.execute(f"DELETE FROM tether_events WHERE {_HEAD}", _ids(key))
+            db.execute(
+                "UPDATE tether_event_heads SET agent_id = NULL, holder = 0, expires = 0,"
+                f" interrupt = 0, reply_id = '' WHERE {_HEAD}",
+                _ids(key),
+            )
+
+        await self._run(self._tx(run))
+        self._signal(key)
+
+    async def ping(self) -> None:
+        """Raise `StorageUnavailableError` unless the file answers."""
+        await self._run(lambda: self._head(LogKey("", ""), "last_seq"))
+
+
+def _ids(key: LogKey) -> tuple[str, str]:
+    return (key.user_id, key.session_id)

@@ -1,0 +1,167 @@
+"""`tether serve`: the HTTP service (and web UI) over SQLite or Redis, one or many workers."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+__all__ = ["add_serve_parser", "app_from_env"]
+
+_ENV = "TETHER_SERVE_CONFIG"
+_DEFAULT_STORAGE = "sqlite:///./.tether/sessions.db"
+
+
+def add_serve_parser(sub: Any) -> None:
+    """Register `tether serve` on the `tether` command's subparsers."""
+    p = sub.add_parser("serve", help="serve agents over HTTP (sessions, SSE, web UI)")
+    p.add_argument(
+        "--agents", default=None, help="MODULE:ATTR naming agent_id -> Agent (or a callable)"
+    )
+    p.add_argument(
+        "--storage", default=_DEFAULT_STORAGE, help="sqlite:///path.db or redis://host:port/db"
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--workers", type=int, default=1, help="worker processes (>1 needs Redis)")
+    p.add_argument("--api-keys-file", default=None, help="file of `key user_id` lines")
+    p.add_argument("--model", default=None, help="provider:name, serve a plain assistant on it")
+    p.add_argument("--redis-prefix", default="tether", help="key prefix in Redis (default tether)")
+    p.add_argument(
+        "--lease-ttl", type=float, default=15.0, help="seconds a dead worker's lease lives"
+    )
+    p.add_argument("--max-body-bytes", type=int, default=1_000_000, help="largest request body")
+    p.set_defaults(run=run_serve)
+
+
+def _fail(message: str) -> int:
+    print(f"tether serve: {message}", file=sys.stderr)
+    return 2
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    """Check the options, say how the service runs, and run uvicorn."""
+    import uvicorn
+
+    from tether.app.server import keys_from_env, keys_from_file
+    from tether.errors import ConfigError
+
+    is_redis = args.storage.startswith(("redis://", "rediss://"))
+    if args.workers < 1:
+        return _fail("--workers must be at least 1")
+    if args.workers > 1 and not is_redis:
+        return _fail(
+            "--workers > 1 needs a Redis storage (e.g. --storage redis://localhost:6379/0): "
+            "SQLite serves one worker"
+        )
+    try:
+        keys = keys_from_file(args.api_keys_file) if args.api_keys_file else {}
+        keys.update(keys_from_env(os.environ.get("TETHER_API_KEYS")))
+    except ConfigError as exc:
+        return _fail(str(exc))
+    host = args.host
+    if not keys:
+        if host not in ("127.0.0.1", "localhost"):
+            return _fail(
+                f"no API keys: refusing to bind {host!r}; give --api-keys-file (or "
+                "TETHER_API_KEYS), or bind 127.0.0.1"
+            )
+        print(
+            "tether serve: no API keys, so one local user only, bound to 127.0.0.1",
+            file=sys.stderr,
+        )
+    config = {key: getattr(args, key) for key in _CONFIG_KEYS}
+    os.environ[_ENV] = json.dumps(config)
+    who = args.agents or (
+        f"an assistant on {args.model}" if args.model else "the offline demo agent"
+    )
+    print(
+        f"tether serve: {who} on http://{host}:{args.port} ({args.workers} worker(s), "
+        f"storage {_safe(args.storage)})",
+        file=sys.stderr,
+    )
+    uvicorn.run(
+        "tether.cli._serve:app_from_env",
+        factory=True,
+        host=host,
+        port=args.port,
+        workers=args.workers if args.workers > 1 else None,
+        timeout_graceful_shutdown=5,
+        log_level="info",
+    )
+    return 0
+
+
+_CONFIG_KEYS = (
+    "agents",
+    "storage",
+    "api_keys_file",
+    "model",
+    "redis_prefix",
+    "lease_ttl",
+    "max_body_bytes",
+)
+
+
+def _safe(url: str) -> str:
+    """The URL without a password."""
+    if "@" in url:
+        scheme, _, rest = url.partition("://")
+        return f"{scheme}://***@{rest.split('@', 1)[1]}"
+    return url
+
+
+def app_from_env() -> Any:
+    """Build the app in a worker from the options `tether serve` put in the environment."""
+    from tether.app.server import create_app, keys_from_env, keys_from_file
+
+    # The SQLite storages run on threads: hand the GIL over sooner than every 5 ms, or each
+    # of their statements waits behind the event loop when it is busy.
+    sys.setswitchinterval(0.001)
+    config = json.loads(os.environ[_ENV])
+    storage, events = _storage(config["storage"], config["redis_prefix"])
+    keys = keys_from_file(config["api_keys_file"]) if config["api_keys_file"] else {}
+    keys.update(keys_from_env(os.environ.get("TETHER_API_KEYS")))
+    return create_app(
+        _agents(config),
+        storage,
+        api_keys=keys or None,
+        events=events,
+        lease_ttl=config["lease_ttl"],
+        max_body_bytes=config["max_body_bytes"],
+    )
+
+
+def _agents(config: dict[str, Any]) -> Any:
+    from tether.app.server._agents import import_agents
+
+    if config["agents"]:
+        return import_agents(config["agents"])
+    if config["model"]:
+        from tether.agent import Agent
+        from tether.model import from_string
+
+        model = from_string(config["model"])
+        return {"assistant": Agent("assistant", "You are a helpful assistant.", model)}
+    from tether.app.server._demo import demo_agents
+
+    return demo_agents()
+
+
+def _storage(url: str, prefix: str) -> tuple[Any, Any]:
+    from tether.app.server import events_path
+    from tether.app.storage import RedisEventLog, RedisStorage, SQLiteEventLog, SQLiteStorage
+    from tether.errors import ConfigError
+
+    if url.startswith(("redis://", "rediss://")):
+        return RedisStorage(url=url, key_prefix=prefix), RedisEventLog(
+            url, key_prefix=f"{prefix}:events"
+        )
+    if url.startswith("sqlite:///"):
+        path = url.removeprefix("sqlite:///") or "./.tether/sessions.db"
+        return SQLiteStorage(path), SQLiteEventLog(events_path(path))
+    raise ConfigError(
+        f"--storage must be sqlite:///path.db or redis://host:port/db, got {_safe(url)!r}"
+    )

@@ -1,0 +1,64 @@
+"""Save points: the caller's checkpoint, and rolling a state back to the last one saved."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from tether.message import Msg
+from tether.message._copy import detached
+from tether.state._state import AgentState
+
+__all__ = ["Checkpoint", "Snapshot", "restore", "snapshot"]
+
+Checkpoint = Callable[[AgentState], Awaitable[None]]
+"""Awaited by the loop at every save point with the state to save (e.g.
+`StorageBase.checkpoint(...)`); if it raises, the reply stops before its next side effect."""
+
+_HEAD = tuple(name for name in AgentState.model_fields if name != "context")
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A state as it was at a save point, kept to roll back to.
+
+    During a reply only the reply's own message changes in place (older messages are
+    only ever replaced), so the context is kept as a list of the same messages, plus a
+    copy of the reply's message: O(reply), not O(history).
+    """
+
+    context: list[Msg]
+    reply_msg: Msg | None
+    original: Msg | None
+    head: dict[str, Any]
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return detached(value)
+    return copy.deepcopy(value) if isinstance(value, dict | list) else value
+
+
+def snapshot(state: AgentState) -> Snapshot:
+    """Keep `state` as it is now."""
+    msg = state.reply_msg()
+    return Snapshot(
+        context=list(state.context),
+        reply_msg=detached(msg) if msg is not None else None,
+        original=msg,
+        head={name: _copy(getattr(state, name)) for name in _HEAD},
+    )
+
+
+def restore(state: AgentState, kept: Snapshot) -> None:
+    """Put `state` (the same object) back as it was when `kept` was taken."""
+    context, original, copied = kept.context, kept.original, kept.reply_msg
+    if original is not None and copied is not None:
+        context = [copied if m is original else m for m in context]
+    state.context = list(context)
+    for name, value in kept.head.items():
+        setattr(state, name, value)
