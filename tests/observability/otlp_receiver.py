@@ -27,14 +27,9 @@ class Receiver(ThreadingHTTPServer):
         return f"http://127.0.0.1:{self.server_address[1]}"
 
     def spans(self) -> list[Any]:
+        """Every span received so far."""
         with self.arrived:
-            return [
-                span
-                for _, request in self.requests
-                for resource in request.resource_spans
-                for scope in resource.scope_spans
-                for span in scope.spans
-            ]
+            return self._all()
 
     def wait_for(self, name: str, timeout: float = 20.0) -> list[Any]:
         """The spans received once one named `name` is among them (or fail after `timeout`)."""
