@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+from tether._log import configure_logging
 from tether.errors import TetherError
 
 __all__ = ["SUBCOMMANDS", "build_parser", "main"]
@@ -75,6 +76,7 @@ def _split_debug(argv: Sequence[str]) -> tuple[list[str], bool]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `tether` command; returns the exit status."""
+    configure_logging()  # TETHER_LOG=debug|info|warning|error: the tether logs go to stderr
     words, debug = _split_debug(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(words)
     args.debug = debug

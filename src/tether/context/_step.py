@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from tether.context._compress import CompressionRequest, compress_context
 from tether.context._config import ContextConfig
 from tether.message import HintBlock, Msg, SystemMsg, TextBlock
-from tether.middleware import CompressCall, SystemPromptCall, chain_awaitable
+from tether.middleware import CompressCall, SystemPromptCall, chain_awaitable, overrides
 
 if TYPE_CHECKING:
     from tether.agent import Agent
@@ -29,7 +29,8 @@ async def build_system_prompt(agent: Agent, state: AgentState, tools_prompt: str
     reply_id = state.reply.reply_id if state.reply is not None else ""
     call = SystemPromptCall(agent=agent, state=state, reply_id=reply_id)
     for mw in agent.middlewares:
-        prompt = await mw.on_system_prompt(prompt, call)
+        if overrides(mw, "on_system_prompt"):  # skips the pass-through ones, and inactive ones
+            prompt = await mw.on_system_prompt(prompt, call)
     return prompt
 
 

@@ -154,6 +154,9 @@ class ModelCallEndEvent(EventBase):
     stop_reason: str | None = None
     """Why the model stopped, if it said: `stop`, `length` (the answer was cut short by the
     output token limit), `content_filter` or `other`."""
+    cost: float | None = None
+    """USD spent on this call, from the price table (`tether.model.cost`); `None` when the
+    model has no price."""
 
 
 class _BlockEvent(EventBase):

@@ -20,6 +20,9 @@ class ChatUsage(BaseModel):
     """Prompt tokens written to the provider's cache."""
     reasoning_tokens: int = 0
     """Completion tokens spent on thinking."""
+    cost: float | None = None
+    """USD, from the price table (`tether.model.cost`); `None` when no price is known (a
+    total adds up the calls that have one)."""
 
     @property
     def total_tokens(self) -> int:
@@ -33,4 +36,11 @@ class ChatUsage(BaseModel):
             cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
             cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
             reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
+            cost=_add_costs(self.cost, other.cost),
         )
+
+
+def _add_costs(a: float | None, b: float | None) -> float | None:
+    if a is None:
+        return b
+    return a if b is None else a + b

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from tether.middleware._calls import (
     ActingCall,
@@ -34,6 +34,19 @@ class MiddlewareBase:
     still recorded under the call's own id and name, and the context keeps the model's
     input. When a reply stops early, the chain closes every `call_next` stream at once.
     """
+
+    watches_all_events: ClassVar[bool] = True
+    """False: the iterator hooks need only the events `reply()` always builds (REPLY_END,
+    tool results, pauses, retries, compression, plugin events), so `reply()` skips the
+    others; `reply_stream()` builds every event regardless."""
+
+    @property
+    def is_active(self) -> bool:
+        """False skips every hook of this middleware for now (asked at each call).
+
+        E.g. tracing while no tracer provider is set up.
+        """
+        return True
 
     async def on_reply(
         self, call: ReplyCall, call_next: Callable[[ReplyCall], AsyncIterator[Any]]

@@ -28,8 +28,10 @@ C = TypeVar("C")
 
 
 def overrides(middleware: MiddlewareBase, hook: str) -> bool:
-    """Whether `middleware` implements `hook` itself (checked per call, never cached)."""
-    return getattr(type(middleware), hook) is not getattr(MiddlewareBase, hook)
+    """Whether `middleware` implements `hook` itself and is active (checked per call)."""
+    return getattr(type(middleware), hook) is not getattr(MiddlewareBase, hook) and (
+        middleware.is_active
+    )
 
 
 async def close_stream(stream: AsyncIterator[Any]) -> None:
@@ -40,8 +42,8 @@ async def close_stream(stream: AsyncIterator[Any]) -> None:
 
 
 def overrides_any(middlewares: Sequence[MiddlewareBase], hooks: Sequence[str]) -> bool:
-    """Whether any of `middlewares` implements any of `hooks`."""
-    return any(overrides(mw, hook) for mw in middlewares for hook in hooks)
+    """Whether any of `middlewares` that watches all events implements any of `hooks`."""
+    return any(overrides(mw, hook) for mw in middlewares if mw.watches_all_events for hook in hooks)
 
 
 def chain_iterator(

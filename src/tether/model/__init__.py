@@ -8,6 +8,14 @@ from typing import TYPE_CHECKING, Any
 from tether.message import ChatUsage
 from tether.model._assembler import StreamAssembler
 from tether.model._base import ChatModelBase
+from tether.model._pricing import (
+    DEFAULT_PRICES,
+    ModelPrice,
+    cost,
+    price_for,
+    reset_prices,
+    set_price,
+)
 from tether.model._retry import RetryNotice, RetryPolicy, stream_with_retries
 from tether.model._scripted import ScriptedChatModel, ScriptedResponse, msg_to_deltas
 from tether.model._types import (
@@ -33,6 +41,7 @@ if TYPE_CHECKING:  # loaded lazily below; imported here for type checkers and th
     from tether.model.openai import OpenAIChatModel
 
 __all__ = [
+    "DEFAULT_PRICES",
     "AnthropicChatModel",
     "ChatModelBase",
     "ChatRequest",
@@ -41,6 +50,7 @@ __all__ = [
     "DashScopeChatModel",
     "GeminiChatModel",
     "ModelDelta",
+    "ModelPrice",
     "NamedToolChoice",
     "OllamaChatModel",
     "OpenAIChatModel",
@@ -56,8 +66,12 @@ __all__ = [
     "ToolCallDelta",
     "ToolChoice",
     "UsageDelta",
+    "cost",
     "from_string",
     "msg_to_deltas",
+    "price_for",
+    "reset_prices",
+    "set_price",
     "stream_with_retries",
 ]
 

@@ -20,6 +20,7 @@ from tether.event import (
 )
 from tether.message import ChatUsage, ContentBlock, TextBlock, ThinkingBlock, ToolCallBlock
 from tether.message._copy import detached
+from tether.model._pricing import cost
 from tether.model._types import (
     ChatResponse,
     ModelDelta,
@@ -216,16 +217,29 @@ class StreamAssembler:
         """The assembled answer."""
         return ChatResponse(
             content=list(self.blocks),
-            usage=self.usage,
+            usage=self._priced(model_name),
             model_name=model_name,
             stop_reason=self.stop_reason,
         )
 
     def end_event(self, model_name: str) -> ModelCallEndEvent:
         """The MODEL_CALL_END event of this answer: the model, its usage, why it stopped."""
+        usage = self._priced(model_name)
         return ModelCallEndEvent(
             reply_id=self.reply_id,
             model_name=model_name,
-            usage=self.usage,
+            usage=usage,
             stop_reason=self.stop_reason,
+            cost=usage.cost if usage is not None else None,
         )
+
+    def _priced(self, model_name: str) -> ChatUsage | None:
+        """The usage with its cost from the price table (a provider's own figure is kept)."""
+        usage = self.usage
+        if usage is None or usage.cost is not None:
+            return usage
+        priced = cost(usage, model_name)
+        if priced is None:
+            return usage
+        self.usage = usage = usage.model_copy(update={"cost": priced})
+        return usage

@@ -1,0 +1,473 @@
+"""`TracingMiddleware`: OpenTelemetry spans, metrics and logs in the GenAI vocabulary.
+
+Spans: `invoke_agent {agent}` (INTERNAL) around a reply stream, `chat {model}` (CLIENT)
+around each model call (retries and fallback included), `execute_tool {tool}` (INTERNAL)
+around each tool call (a denied call gets a zero-length one), `compress_context`
+(INTERNAL) around a compression. The reply's span is current only while one of its steps
+runs: it is attached before the loop is asked for the next event and detached before the
+event is handed on, so nothing leaks into the caller between events, and concurrent tool
+calls (each in its own task) parent to it.
+
+A paused reply's span ends with `tether.reply.outcome="paused"` (status unset: a pause
+is not an error); its trace and span ids are kept in the reply message's
+`metadata["trace"]`, which travels with the saved state, so the reply resumed in
+another process links to it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from opentelemetry import context as otel_context
+from opentelemetry import trace
+from opentelemetry.trace import SpanKind, Status, StatusCode
+
+from tether import __version__
+from tether._log import get_logger, record, redact, register_secret
+from tether.middleware._base import MiddlewareBase
+from tether.middleware._calls import (
+    ActingCall,
+    CompressCall,
+    ModelCall,
+    PermissionCall,
+    ReplyCall,
+)
+from tether.middleware._metrics import Instruments, ProviderSwitch, metrics_switch
+from tether.middleware._tracing_model import ModelWatch, request_content
+from tether.middleware._tracing_parts import (
+    END,
+    REPLY_KEY,
+    ReplyTrace,
+    current_reply,
+    error_type,
+    is_cancel,
+    provider_name,
+    record_error,
+    result_text,
+    resume_of,
+    server_attributes,
+    step_in,
+    tool_attributes,
+)
+
+__all__ = ["TracingMiddleware"]
+
+_CAPTURE_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+_PAUSE_KINDS = {
+    "require_user_confirm": "user_confirm",
+    "require_external_execution": "external_execution",
+}
+_reply_log = get_logger("reply")
+_model_log = get_logger("model")
+_tool_log = get_logger("tool")
+
+
+class TracingMiddleware(MiddlewareBase):
+    """Traces, metrics and structured logs of every reply, model call and tool call.
+
+    Install it first (outermost) so its spans cover the other middlewares' work:
+    `Agent(..., middlewares=[TracingMiddleware()])`. It does nothing (and costs next to
+    nothing) until an OpenTelemetry SDK tracer or meter provider is set, globally or
+    here, or the `tether` loggers are on (`TETHER_LOG=info`).
+
+    Message and tool contents are recorded only when `capture_content=True`, or when it
+    is left `None` and `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true` when
+    the middleware is made. Whatever is recorded passes `tether._log.redact` first.
+    `conversation_id` sets `gen_ai.conversation.id` (default: the state's `session_id`);
+    `provider_name` overrides `gen_ai.provider.name`.
+    """
+
+    watches_all_events = False
+
+    def __init__(
+        self,
+        *,
+        tracer_provider: trace.TracerProvider | None = None,
+        meter_provider: Any | None = None,
+        capture_content: bool | None = None,
+        conversation_id: str | None = None,
+        provider_name: str | None = None,
+    ) -> None:
+        self._tracing_on = ProviderSwitch(
+            tracer_provider,
+            trace,
+            "_TRACER_PROVIDER",
+            trace.get_tracer_provider,
+            (trace.ProxyTracerProvider, trace.NoOpTracerProvider),
+        )
+        self._metrics_on = metrics_switch(meter_provider)
+        self._tracer = trace.get_tracer("tether", __version__, tracer_provider=tracer_provider)
+        self._metrics = Instruments(meter_provider, __version__)
+        self.capture_content = capture_content
+        self._capture_env = os.environ.get(_CAPTURE_ENV, "").strip().lower() == "true"
+        self.conversation_id = conversation_id
+        self.provider_name = provider_name
+
+    @property
+    def is_active(self) -> bool:
+        """Whether spans, metrics or logs go anywhere now."""
+        return self._tracing_on() or self._metrics_on() or _reply_log.isEnabledFor(logging.INFO)
+
+    @property
+    def captures_content(self) -> bool:
+        """Whether message and tool contents go into spans (the variable is read once)."""
+        if self.capture_content is not None:
+            return self.capture_content
+        return self._capture_env
+
+    # -- the reply -------------------------------------------------------------------
+
+    async def on_reply(
+        self, call: ReplyCall, call_next: Callable[[ReplyCall], AsyncIterator[Any]]
+    ) -> AsyncIterator[Any]:
+        """Run the reply inside its `invoke_agent` span, attached only while it steps."""
+        reply = self._open_reply(call)
+        stream = call_next(call)
+        failure: BaseException | None = None
+        try:
+            while (event := await step_in(stream, reply.context)) is not END:
+                self._observe(reply, event)
+                yield event
+        except GeneratorExit:
+            reply.outcome = "closed"
+            raise
+        except BaseException as exc:
+            failure = exc
+            raise
+        finally:
+            self._close_reply(reply, failure)
+
+    def _open_reply(self, call: ReplyCall) -> ReplyTrace:
+        agent, state = call.agent, call.state
+        for model in (agent.model, getattr(agent.model_config, "fallback_model", None)):
+            credential = getattr(model, "credential", None)
+            if credential is not None:
+                register_secret(credential.get_api_key())
+        session_id = getattr(state, "session_id", "") or ""
+        attributes: dict[str, Any] = {
+            "gen_ai.operation.name": "invoke_agent",
+            "gen_ai.agent.name": agent.name,
+            "gen_ai.provider.name": provider_name(agent.model, self.provider_name),
+            "gen_ai.request.model": agent.model.model_name,
+        }
+        if self.conversation_id or session_id:
+            attributes["gen_ai.conversation.id"] = self.conversation_id or session_id
+        resume = resume_of(call.inputs, state)
+        if resume is not None:
+            attributes["tether.reply.resumed"] = True
+            attributes["tether.resume.kind"] = resume.kind
+        span = self._tracer.start_span(
+            f"invoke_agent {agent.name}",
+            kind=SpanKind.INTERNAL,
+            attributes=attributes,
+            links=resume.links if resume is not None else None,
+        )
+        reply = ReplyTrace(
+            span=span, state=state, session_id=session_id, capture=self.captures_content
+        )
+        reply.context = otel_context.set_value(REPLY_KEY, reply, trace.set_span_in_context(span))
+        if resume is not None:
+            reply.decisions.update(resume.decisions)
+            reply.stamp()  # the resumed reply is in the state already
+        return reply
+
+    def _observe(self, reply: ReplyTrace, event: Any) -> None:
+        reply.stamp()
+        # Events carry their type: comparing it is cheaper than isinstance on pydantic classes.
+        event_type = getattr(event, "type", None)
+        if event_type == "reply_end":
+            reply.outcome = "finished"
+        elif event_type in _PAUSE_KINDS:
+            reply.outcome = "paused"
+            kind = _PAUSE_KINDS[event_type]
+            reply.pause_kinds.append(kind)
+            ids = [c.id for c in event.tool_calls]
+            reply.span.add_event(
+                "tether.pause", {"tether.pause.kind": kind, "gen_ai.tool.call.id": ids}
+            )
+            self._metrics.count("pauses", {"tether.pause.kind": kind})
+        elif event_type == "tool_result_end" and event.block_id not in reply.spanned:
+            self._settled_tool_span(reply, event)
+        elif event_type == "plugin_activated":
+            reply.plugins.append(event.module_name)
+            reply.span.add_event(
+                "tether.plugin.activated",
+                {
+                    "tether.plugin.name": event.module_name,
+                    "tether.plugin.rounds_left": event.rounds_left,
+                },
+            )
+        elif event_type == "plugin_slept":
+            reply.span.add_event("tether.plugin.slept", {"tether.plugin.name": event.module_name})
+
+    def _settled_tool_span(self, reply: ReplyTrace, event: Any) -> None:
+        """A call answered without running here (rejected, run outside, interrupted)."""
+        result = event.tool_result
+        reply.spanned.add(event.block_id)
+        behavior, reason, confirmed = reply.decisions.pop(event.block_id, ("", "", None))
+        attributes = tool_attributes(result.name, event.block_id, behavior, reason, confirmed)
+        attributes["tether.tool.settled_by"] = "resume"
+        span = self._tracer.start_span(
+            f"execute_tool {result.name}",
+            context=reply.context,  # the reply's span is not current between events
+            kind=SpanKind.INTERNAL,
+            attributes=attributes,
+        )
+        self._end_tool_span(span, result, result.name, None)
+
+    def _close_reply(self, reply: ReplyTrace, failure: BaseException | None) -> None:
+        span = reply.span
+        if failure is not None:
+            reply.outcome = "cancelled" if is_cancel(failure) else "error"
+            if reply.outcome == "error":
+                record_error(span, failure)
+        ending: dict[str, Any] = {"tether.reply.outcome": reply.outcome}
+        if reply.pause_kinds:
+            ending["tether.pause.kind"] = sorted(set(reply.pause_kinds))
+        if reply.plugins:
+            ending["tether.plugin.activations"] = reply.plugins
+        if reply.input_tokens or reply.output_tokens:
+            ending["gen_ai.usage.input_tokens"] = reply.input_tokens
+            ending["gen_ai.usage.output_tokens"] = reply.output_tokens
+        if reply.cost is not None:
+            ending["tether.usage.cost"] = reply.cost
+        span.set_attributes(ending)
+        span.end()
+        self._metrics.count("replies", {"tether.reply.outcome": reply.outcome})
+        level = logging.WARNING if reply.outcome == "error" else logging.INFO
+        record(
+            _reply_log,
+            level,
+            f"reply {reply.outcome}",
+            reply_id=reply.reply_id,
+            session_id=reply.session_id,
+            outcome=reply.outcome,
+            input_tokens=reply.input_tokens,
+            output_tokens=reply.output_tokens,
+            cost=reply.cost,
+            error_type=error_type(failure) if reply.outcome == "error" and failure else None,
+        )
+
+    # -- model calls ----------------------------------------------------------------
+
+    async def on_model_call(
+        self, call: ModelCall, call_next: Callable[[ModelCall], AsyncIterator[Any]]
+    ) -> AsyncIterator[Any]:
+        """Run one model call (its retries and fallback too) inside a `chat` span."""
+        reply = current_reply()
+        if reply is not None:
+            reply.stamp()
+        capture = reply.capture if reply is not None else self.captures_content
+        watch = ModelWatch(call.model.model_name, capture)
+        base = {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.provider.name": provider_name(call.model, self.provider_name),
+            "gen_ai.request.model": call.model.model_name,
+        }
+        attributes: dict[str, Any] = {**base, **server_attributes(call.model)}
+        if reply is not None and reply.session_id:
+            attributes["gen_ai.conversation.id"] = self.conversation_id or reply.session_id
+        if watch.capture:
+            attributes.update(request_content(call.request))
+        span = self._tracer.start_span(
+            f"chat {call.model.model_name}", kind=SpanKind.CLIENT, attributes=attributes
+        )
+        span_context = trace.set_span_in_context(span)
+        started = time.perf_counter()
+        stream = call_next(call)
+        failure: BaseException | None = None
+        try:
+            while (item := await step_in(stream, span_context)) is not END:
+                watch.see(item, span, self._metrics, base)
+                yield item
+        except BaseException as exc:
+            failure = exc
+            raise
+        finally:
+            self._end_model_span(span, watch, base, time.perf_counter() - started, failure, reply)
+
+    def _end_model_span(
+        self,
+        span: trace.Span,
+        watch: ModelWatch,
+        base: dict[str, Any],
+        seconds: float,
+        failure: BaseException | None,
+        reply: ReplyTrace | None,
+    ) -> None:
+        tokens, cost = watch.finish(span)
+        metric_attributes = {**base, "gen_ai.response.model": watch.response_model}
+        if failure is not None and not is_cancel(failure):
+            record_error(span, failure)
+            metric_attributes["error.type"] = error_type(failure)
+        span.end()
+        self._metrics.model_call(metric_attributes, seconds, tokens, cost)
+        if reply is not None:
+            reply.add_usage(tokens, cost)
+        record(
+            _model_log,
+            logging.DEBUG,
+            "model call ended",
+            reply_id=reply.reply_id if reply else None,
+            model=watch.response_model,
+            input_tokens=tokens[0] if tokens else None,
+            output_tokens=tokens[1] if tokens else None,
+            cost=cost,
+            finish_reason=watch.finish_reason,
+            error_type=error_type(failure) if failure is not None else None,
+        )
+
+    # -- permissions and tools ------------------------------------------------------
+
+    async def on_check_permission(
+        self, call: PermissionCall, call_next: Callable[[PermissionCall], Awaitable[Any]]
+    ) -> Any:
+        """Count the decision; a denied call gets its (zero-length) `execute_tool` span."""
+        decision = await call_next(call)
+        behavior, reason = str(decision.behavior), redact(decision.reason or "")
+        name, call_id = call.tool_call.name, call.tool_call.id
+        self._metrics.count(
+            "permission_decisions",
+            {"tether.permission.behavior": behavior, "gen_ai.tool.name": name},
+        )
+        reply = current_reply()
+        record(
+            get_logger("permission"),
+            logging.INFO if behavior != "allow" else logging.DEBUG,
+            f"permission {behavior}",
+            reply_id=reply.reply_id if reply else call.reply_id,
+            session_id=reply.session_id if reply else None,
+            tool=name,
+            tool_call_id=call_id,
+            decision=behavior,
+            reason=reason,
+        )
+        if reply is None:
+            return decision
+        reply.stamp()
+        if behavior == "deny":
+            reply.spanned.add(call_id)
+            attributes = tool_attributes(name, call_id, behavior, reason, None)
+            span = self._tracer.start_span(
+                f"execute_tool {name}", kind=SpanKind.INTERNAL, attributes=attributes
+            )
+            span.set_attribute("error.type", "permission_denied")
+            span.set_status(Status(StatusCode.ERROR, reason or "permission denied"))
+            span.end()
+            self._metrics.tool_call(name, "denied", None)
+        elif behavior == "ask":
+            reply.span.add_event(
+                "tether.permission.ask",
+                {
+                    "gen_ai.tool.name": name,
+                    "gen_ai.tool.call.id": call_id,
+                    "tether.permission.reason": reason,
+                },
+            )
+        else:
+            reply.decisions[call_id] = (behavior, reason, None)
+        return decision
+
+    async def on_acting(
+        self, call: ActingCall, call_next: Callable[[ActingCall], AsyncIterator[Any]]
+    ) -> AsyncIterator[Any]:
+        """Run one tool call inside its `execute_tool` span."""
+        reply = current_reply()
+        tool_call = call.tool_call
+        decision: tuple[str, str, bool | None] = ("", "", None)
+        if reply is not None:
+            reply.stamp()
+            reply.spanned.add(tool_call.id)
+            decision = reply.decisions.pop(tool_call.id, decision)
+        attributes = tool_attributes(tool_call.name, tool_call.id, *decision)
+        capture = reply.capture if reply is not None else self.captures_content
+        if capture:
+            attributes["gen_ai.tool.call.arguments"] = redact(tool_call.input)
+        span = self._tracer.start_span(
+            f"execute_tool {tool_call.name}", kind=SpanKind.INTERNAL, attributes=attributes
+        )
+        span_context = trace.set_span_in_context(span)
+        started = time.perf_counter()
+        result: Any = None
+        stream = call_next(call)
+        failure: BaseException | None = None
+        try:
+            while (event := await step_in(stream, span_context)) is not END:
+                if getattr(event, "type", None) == "tool_result_end" and (
+                    event.block_id == tool_call.id
+                ):
+                    result = event.tool_result
+                yield event
+        except BaseException as exc:
+            failure = exc
+            raise
+        finally:
+            if failure is not None and not is_cancel(failure):
+                record_error(span, failure)
+            if capture and result is not None:
+                span.set_attribute("gen_ai.tool.call.result", result_text(result))
+            self._end_tool_span(span, result, tool_call.name, time.perf_counter() - started)
+            record(
+                _tool_log,
+                logging.DEBUG,
+                "tool call ended",
+                reply_id=reply.reply_id if reply else call.reply_id,
+                tool=tool_call.name,
+                tool_call_id=tool_call.id,
+                decision=decision[0] or None,
+                outcome=str(result.state) if result is not None else "unfinished",
+            )
+
+    def _end_tool_span(
+        self, span: trace.Span, result: Any, name: str, seconds: float | None
+    ) -> None:
+        outcome = str(result.state) if result is not None else "unfinished"
+        if outcome != "success" and result is not None:
+            span.set_attributes({"tether.tool.outcome": outcome, "error.type": f"tool_{outcome}"})
+            span.set_status(Status(StatusCode.ERROR, f"the call ended {outcome}"))
+        else:
+            span.set_attribute("tether.tool.outcome", outcome)
+        span.end()
+        self._metrics.tool_call(name, outcome, seconds)
+
+    # -- compression ----------------------------------------------------------------
+
+    async def on_compress_context(
+        self, call: CompressCall, call_next: Callable[[CompressCall], Awaitable[Any]]
+    ) -> Any:
+        """Record a compression that happened as a `compress_context` span.
+
+        Every reasoning step asks whether to compress; only the steps that did (or
+        failed trying) get a span, back-dated to when the check began.
+        """
+        started = time.time_ns()
+        try:
+            result = await call_next(call)
+        except Exception as exc:
+            span = self._compress_span(call, started)
+            record_error(span, exc)
+            span.end()
+            raise
+        if getattr(result, "type", None) == "context_compressed":
+            span = self._compress_span(call, started)
+            span.set_attributes(
+                {
+                    "tether.compression.before_tokens": result.before_tokens,
+                    "tether.compression.after_tokens": result.after_tokens,
+                    "tether.compression.messages": result.compressed_messages,
+                    "tether.compression.summarised": result.summarised,
+                    "tether.compression.offloaded": result.offload_path is not None,
+                }
+            )
+            span.end()
+        return result
+
+    def _compress_span(self, call: CompressCall, started: int) -> trace.Span:
+        attributes = {"tether.reply.id": call.reply_id} if call.reply_id else {}
+        return self._tracer.start_span(
+            "compress_context", kind=SpanKind.INTERNAL, attributes=attributes, start_time=started
+        )

@@ -1,0 +1,141 @@
+"""The `chat` span's watcher: what one model call's stream says, and the request's content."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from opentelemetry import trace
+
+from tether._log import get_logger, record, redact
+from tether.middleware._metrics import Instruments
+from tether.middleware._tracing_parts import error_type, loop_types, msg_parts
+
+__all__ = ["ModelWatch", "request_content"]
+
+_model_log = get_logger("model")
+
+
+class ModelWatch:
+    """What one model call's stream says: usage, why it stopped, retries, the answer."""
+
+    __slots__ = (
+        "capture",
+        "finish_reason",
+        "raw_finish_reason",
+        "parts",
+        "request_model",
+        "response_model",
+        "retries",
+        "usage",
+    )
+
+    def __init__(self, model_name: str, capture: bool) -> None:
+        self.request_model = self.response_model = model_name
+        self.capture = capture
+        self.usage: Any = None
+        self.finish_reason: str | None = None
+        self.raw_finish_reason = ""
+        self.retries = 0
+        self.parts: list[Any] = []
+
+    def see(self, item: Any, span: trace.Span, metrics: Instruments, base: dict[str, Any]) -> None:
+        """Take one item of the stream."""
+        t = loop_types()
+        if isinstance(item, t.Usage):
+            self.usage = item.usage
+        elif isinstance(item, t.Stop):
+            self.finish_reason, self.raw_finish_reason = str(item.reason), item.raw
+        elif isinstance(item, t.Retry):
+            self._retry(item, span, metrics, base)
+        elif self.capture and isinstance(item, t.Text | t.ToolCall):
+            self.parts.append(item)
+
+    def _retry(
+        self, notice: Any, span: trace.Span, metrics: Instruments, base: dict[str, Any]
+    ) -> None:
+        self.retries += 1
+        fallback = notice.next_model_name != notice.model_name
+        attributes = {
+            "tether.retry.attempt": notice.attempt,
+            "error.type": error_type(notice.error),
+            "tether.retry.delay": notice.delay,
+            "tether.retry.next_model": notice.next_model_name,
+        }
+        span.add_event("tether.model.fallback" if fallback else "tether.model.retry", attributes)
+        metrics.count(
+            "retries",
+            {**base, "error.type": error_type(notice.error), "tether.retry.fallback": fallback},
+        )
+        self.response_model = notice.next_model_name
+        record(
+            _model_log,
+            logging.WARNING,
+            "model fallback" if fallback else "model retry",
+            model=notice.model_name,
+            attempt=notice.attempt,
+            error_type=error_type(notice.error),
+            error=str(notice.error),
+            next_model=notice.next_model_name,
+        )
+
+    def finish(self, span: trace.Span) -> tuple[tuple[int, int] | None, float | None]:
+        """Set the response attributes; return (input, output) tokens and the cost."""
+        ending: dict[str, Any] = {"gen_ai.response.model": self.response_model}
+        if self.finish_reason is not None:  # tether's words: the same for every provider
+            ending["gen_ai.response.finish_reasons"] = [self.finish_reason]
+            if self.raw_finish_reason and self.raw_finish_reason != self.finish_reason:
+                ending["tether.response.finish_reason.raw"] = self.raw_finish_reason
+        if self.retries:
+            ending["tether.retry.attempts"] = self.retries
+        if self.response_model != self.request_model:
+            ending["tether.fallback.model"] = self.response_model
+        if self.capture:
+            ending["gen_ai.output.messages"] = self._output()
+        usage, tokens, cost = self.usage, None, None
+        if usage is not None:
+            tokens = (usage.input_tokens, usage.output_tokens)
+            ending["gen_ai.usage.input_tokens"] = usage.input_tokens
+            ending["gen_ai.usage.output_tokens"] = usage.output_tokens
+            ending["gen_ai.usage.cache_read.input_tokens"] = usage.cache_read_tokens
+            ending["gen_ai.usage.cache_creation.input_tokens"] = usage.cache_write_tokens
+            cost = usage.cost
+            if cost is None:
+                cost = loop_types().cost(usage, self.response_model)
+            if cost is not None:
+                ending["tether.usage.cost"] = cost
+        span.set_attributes(ending)
+        return tokens, cost
+
+    def _output(self) -> str:
+        t = loop_types()
+        text = "".join(p.text for p in self.parts if isinstance(p, t.Text))
+        calls: dict[int, dict[str, Any]] = {}
+        for p in self.parts:
+            if isinstance(p, t.ToolCall):
+                entry = calls.setdefault(
+                    p.index, {"type": "tool_call", "id": "", "name": "", "arguments": ""}
+                )
+                entry["id"] = p.id or entry["id"]
+                entry["name"] = p.name or entry["name"]
+                entry["arguments"] += p.arguments
+        parts: list[dict[str, Any]] = [{"type": "text", "content": redact(text)}] if text else []
+        for entry in calls.values():
+            entry["arguments"] = redact(entry["arguments"])
+            parts.append(entry)
+        message = {"role": "assistant", "parts": parts, "finish_reason": self.finish_reason or ""}
+        return json.dumps([message], ensure_ascii=False)
+
+
+def request_content(request: Any) -> dict[str, str]:
+    messages = list(request.messages)
+    out: dict[str, str] = {}
+    if messages and messages[0].role == "system":
+        system = messages.pop(0)
+        out["gen_ai.system_instructions"] = json.dumps(
+            msg_parts(system.content), ensure_ascii=False
+        )
+    rendered = [{"role": m.role, "parts": msg_parts(m.content)} for m in messages]
+    out["gen_ai.input.messages"] = json.dumps(rendered, ensure_ascii=False)
+    return out

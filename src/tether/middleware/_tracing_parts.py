@@ -1,0 +1,320 @@
+"""What `TracingMiddleware` keeps per reply, and how it names things for OpenTelemetry.
+
+`middleware/` is ground level (the loop's packages import it), but tracing reads events
+and model deltas: their classes are loaded on first use by `loop_types()` (this module
+itself is only imported when `TracingMiddleware` is first asked for).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from functools import cache
+from types import SimpleNamespace
+from typing import Any
+from urllib.parse import urlsplit
+
+from opentelemetry import context as otel_context
+from opentelemetry import trace
+from opentelemetry.trace import Status, StatusCode
+
+from tether._log import redact
+
+__all__ = [
+    "END",
+    "REPLY_KEY",
+    "TRACE_METADATA",
+    "ReplyTrace",
+    "Resume",
+    "current_reply",
+    "error_type",
+    "is_cancel",
+    "loop_types",
+    "msg_parts",
+    "previous_span",
+    "record_error",
+    "resume_of",
+    "provider_name",
+    "result_text",
+    "server_attributes",
+    "step_in",
+    "tool_attributes",
+]
+
+REPLY_KEY = otel_context.create_key("tether.reply")
+"""Where the current reply's `ReplyTrace` travels in the OpenTelemetry context."""
+TRACE_METADATA = "trace"
+"""The reply `Msg` metadata key holding the trace and span ids of its latest span."""
+
+END: Any = object()
+"""What `step_in` returns once the stream is over."""
+
+_PROVIDERS = {
+    "OpenAI": "openai",
+    "Anthropic": "anthropic",
+    "Gemini": "gcp.gemini",
+    "DashScope": "dashscope",
+    "Ollama": "ollama",
+}
+
+
+@cache
+def loop_types() -> SimpleNamespace:
+    """The resume events, deltas and blocks tracing tells apart (loaded once, on first use)."""
+    from tether import event, message, model  # above `middleware/`: see the module doc
+
+    return SimpleNamespace(
+        Resumes=(
+            event.UserConfirmResultEvent,
+            event.ExternalExecutionResultEvent,
+            event.UserInterruptEvent,
+        ),
+        ConfirmResult=event.UserConfirmResultEvent,
+        Usage=model.UsageDelta,
+        Stop=model.StopDelta,
+        Retry=model.RetryNotice,
+        Text=model.TextDelta,
+        ToolCall=model.ToolCallDelta,
+        cost=model.cost,
+        TextBlock=message.TextBlock,
+        ThinkingBlock=message.ThinkingBlock,
+        ToolCallBlock=message.ToolCallBlock,
+        ToolResultBlock=message.ToolResultBlock,
+    )
+
+
+async def step_in(stream: AsyncIterator[Any], context: otel_context.Context) -> Any:
+    """The stream's next item, computed with `context` attached (detached before returning).
+
+    Attaching around each step, never across a `yield`, keeps the span current for the
+    work the step does (and the tasks it starts) without leaking it into the caller.
+    """
+    token = otel_context.attach(context)
+    try:
+        return await anext(stream)
+    except StopAsyncIteration:
+        return END
+    finally:
+        otel_context.detach(token)
+
+
+def provider_name(model: Any, override: str | None) -> str:
+    """`gen_ai.provider.name` for a tether model: the conventions' value where one exists."""
+    if override:
+        return override
+    base_url = getattr(model, "base_url", None) or ""
+    if isinstance(base_url, str) and "deepseek" in base_url:
+        return "deepseek"
+    return _PROVIDERS.get(getattr(type(model), "provider", ""), "_OTHER")
+
+
+def server_attributes(model: Any) -> dict[str, str | int]:
+    """`server.address` / `server.port` of the model's endpoint (never its credentials)."""
+    base_url = getattr(model, "base_url", None)
+    if not isinstance(base_url, str) or not base_url:
+        return {}
+    try:
+        parts = urlsplit(base_url)
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        return {}
+    out: dict[str, str | int] = {}
+    if host:
+        out["server.address"] = host
+        if port:
+            out["server.port"] = port
+    return out
+
+
+def error_type(exc: BaseException) -> str:
+    """`error.type`: the exception's fully qualified class name."""
+    cls = type(exc)
+    return (
+        cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+    )
+
+
+def msg_parts(blocks: list[Any]) -> list[dict[str, Any]]:
+    """A message's blocks as the conventions' message parts (text redacted)."""
+    t = loop_types()
+    parts: list[dict[str, Any]] = []
+    for block in blocks:
+        if isinstance(block, t.TextBlock):
+            parts.append({"type": "text", "content": redact(block.text)})
+        elif isinstance(block, t.ThinkingBlock):
+            parts.append({"type": "reasoning", "content": redact(block.thinking)})
+        elif isinstance(block, t.ToolCallBlock):
+            parts.append(
+                {
+                    "type": "tool_call",
+                    "id": block.id,
+                    "name": block.name,
+                    "arguments": _args(block.input),
+                }
+            )
+        elif isinstance(block, t.ToolResultBlock):
+            parts.append(
+                {"type": "tool_call_response", "id": block.id, "response": result_text(block)}
+            )
+    return parts
+
+
+def _args(text: str) -> Any:
+    try:
+        return json.loads(redact(text))
+    except ValueError:
+        return redact(text)
+
+
+def result_text(block: Any) -> str:
+    """A tool result's output as text (non-text parts named, not included)."""
+    output = block.output
+    if isinstance(output, str):
+        return redact(output)
+    pieces = [getattr(part, "text", f"[{getattr(part, 'type', 'data')}]") for part in output]
+    return redact("\n".join(pieces))
+
+
+@dataclass(slots=True)
+class ReplyTrace:
+    """One reply stream's span and what its hooks learn along the way."""
+
+    span: trace.Span
+    state: Any
+    session_id: str
+    capture: bool = False
+    """Whether contents go into this reply's spans (decided once, at its start)."""
+    context: otel_context.Context = field(default_factory=otel_context.Context)
+    reply_id: str = ""
+    decisions: dict[str, tuple[str, str, bool | None]] = field(default_factory=dict)
+    """Call id → (behavior, reason, confirmed by the user) until its tool span starts."""
+    spanned: set[str] = field(default_factory=set)
+    """Calls that have their `execute_tool` span."""
+    plugins: list[str] = field(default_factory=list)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float | None = None
+    outcome: str = "incomplete"
+    pause_kinds: list[str] = field(default_factory=list)
+
+    def stamp(self) -> None:
+        """Write the span's ids into the reply `Msg` (once), so a later resume links to it."""
+        if self.reply_id:
+            return
+        state = self.state
+        cursor = getattr(state, "reply", None)
+        if cursor is None:
+            return
+        self.reply_id = cursor.reply_id
+        self.span.set_attribute("tether.reply.id", self.reply_id)
+        span_context = self.span.get_span_context()
+        msg = state.reply_msg() if span_context.is_valid else None
+        if msg is not None:
+            msg.metadata[TRACE_METADATA] = {
+                "trace_id": format(span_context.trace_id, "032x"),
+                "span_id": format(span_context.span_id, "016x"),
+            }
+
+    def add_usage(self, tokens: tuple[int, int] | None, cost: float | None) -> None:
+        """Count one model call's tokens and cost into the reply's totals."""
+        if tokens is not None:
+            self.input_tokens += tokens[0]
+            self.output_tokens += tokens[1]
+        if cost is not None:
+            self.cost = cost if self.cost is None else self.cost + cost
+
+
+def previous_span(state: Any, reply_id: str) -> trace.SpanContext | None:
+    """The span context stamped into the paused reply `reply_id`, if any."""
+    cursor = getattr(state, "reply", None)
+    if cursor is None or cursor.reply_id != reply_id:
+        return None
+    msg = state.reply_msg()
+    stamped = msg.metadata.get(TRACE_METADATA) if msg is not None else None
+    if not isinstance(stamped, dict):
+        return None
+    try:
+        span_context = trace.SpanContext(
+            trace_id=int(stamped["trace_id"], 16),
+            span_id=int(stamped["span_id"], 16),
+            is_remote=True,
+            trace_flags=trace.TraceFlags(trace.TraceFlags.SAMPLED),
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+    return span_context if span_context.is_valid else None
+
+
+_RESUME_KINDS = {
+    "user_confirm_result": "user_confirm",
+    "external_execution_result": "external_execution",
+    "user_interrupt": "interrupt",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """What a reply stream that resumes (or continues) a reply starts from."""
+
+    kind: str
+    """`user_confirm`, `external_execution`, `interrupt`, or `continue` (inputs None)."""
+    links: list[trace.Link] | None
+    """A link to the span of the reply's previous stream, if its ids were kept."""
+    decisions: dict[str, tuple[str, str, bool | None]]
+    """The user's answers, by call id: ("ask", why, confirmed)."""
+
+
+def resume_of(inputs: Any, state: Any) -> Resume | None:
+    """How these inputs resume the state's reply, or None when they start a new one."""
+    t = loop_types()
+    if type(inputs) in t.Resumes:  # (a failed getattr on a Msg is slow; so is isinstance)
+        kind, reply_id = _RESUME_KINDS[str(inputs.type)], inputs.reply_id
+    elif inputs is None and getattr(state, "reply", None) is not None:
+        kind, reply_id = "continue", state.reply.reply_id
+    else:
+        return None
+    previous = previous_span(state, reply_id)
+    links = [trace.Link(previous, {"tether.link.kind": "resumes"})] if previous else None
+    decisions: dict[str, tuple[str, str, bool | None]] = {}
+    if type(inputs) is t.ConfirmResult:
+        for answer in inputs.confirm_results:
+            why = "confirmed by the user" if answer.confirmed else "rejected by the user"
+            decisions[answer.tool_call.id] = ("ask", why, answer.confirmed)
+    return Resume(kind, links, decisions)
+
+
+def current_reply() -> ReplyTrace | None:
+    """The reply whose step is running now, if tracing wraps it."""
+    found = otel_context.get_value(REPLY_KEY)
+    return found if isinstance(found, ReplyTrace) else None
+
+
+def tool_attributes(
+    name: str, call_id: str, behavior: str, reason: str, confirmed: bool | None
+) -> dict[str, Any]:
+    attributes: dict[str, Any] = {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": name,
+        "gen_ai.tool.call.id": call_id,
+        "gen_ai.tool.type": "function",
+    }
+    if behavior:
+        attributes["tether.permission.behavior"] = behavior
+        if reason:
+            attributes["tether.permission.reason"] = reason
+    if confirmed is not None:
+        attributes["tether.permission.confirmed"] = confirmed
+    return attributes
+
+
+def record_error(span: trace.Span, exc: BaseException) -> None:
+    kind = error_type(exc)
+    message = redact(str(exc))
+    span.set_attribute("error.type", kind)
+    span.add_event("exception", {"exception.type": kind, "exception.message": message})
+    span.set_status(Status(StatusCode.ERROR, message))
+
+
+def is_cancel(exc: BaseException) -> bool:
+    return not isinstance(exc, Exception)  # CancelledError, GeneratorExit, KeyboardInterrupt

@@ -1,0 +1,34 @@
+"""A traced tether service for the observability tests: `python serve_observed.py PORT DB OTLP`.
+
+Spans go to the OTLP/HTTP receiver at OTLP; `/metrics` is the service's own.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import uvicorn
+from opentelemetry import trace
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+from tether._log import configure_logging
+from tether.agent import Agent
+from tether.app.server import create_app
+from tether.app.storage import SQLiteStorage
+from tether.message import AssistantMsg
+from tether.middleware import TracingMiddleware
+from tether.model import ScriptedChatModel
+
+KEY = "key-obs-0123456789"
+
+port, db, otlp = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+configure_logging()  # as `tether serve` does: TETHER_LOG turns the tether logs on
+provider = TracerProvider()
+provider.add_span_processor(SimpleSpanProcessor(OTLPSpanExporter(endpoint=f"{otlp}/v1/traces")))
+trace.set_tracer_provider(provider)
+model = ScriptedChatModel([AssistantMsg("a", f"answer {i}") for i in range(20)])
+agent = Agent(name="bot", system_prompt="p", model=model, middlewares=[TracingMiddleware()])
+app = create_app({"bot": agent}, SQLiteStorage(db), api_keys={KEY: "obs-user"}, static_dir=None)
+uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")

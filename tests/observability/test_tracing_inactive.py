@@ -1,0 +1,62 @@
+"""With no SDK provider and the loggers off, the middleware is skipped and writes nothing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tether.middleware._chain import overrides, overrides_any
+
+_INACTIVE = """
+import asyncio, logging
+from tether.agent import Agent
+from tether.message import AssistantMsg, UserMsg
+from tether.middleware import TracingMiddleware
+from tether.middleware._chain import overrides
+from tether.model import ScriptedChatModel
+
+assert not logging.getLogger("tether").isEnabledFor(logging.INFO)
+middleware = TracingMiddleware()
+assert not middleware.is_active
+assert not overrides(middleware, "on_reply") and not overrides(middleware, "on_model_call")
+model = ScriptedChatModel([AssistantMsg("a", "hi")])
+agent = Agent(name="bot", system_prompt="p", model=model, middlewares=[middleware])
+msg = asyncio.run(agent.reply(UserMsg("user", "hi")))
+assert msg.get_text_content() == "hi" and "trace" not in msg.metadata
+model.assert_complete()
+print("inactive")
+"""
+
+
+def test_no_provider_means_no_hooks_and_no_state_written() -> None:
+    # A fresh process: no test before this one can have set a global provider there.
+    out = subprocess.run([sys.executable, "-c", _INACTIVE], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "inactive"
+
+
+def test_an_active_tracer_does_not_make_reply_build_every_event(telemetry) -> None:
+    middleware = telemetry.middleware()
+    assert middleware.is_active and overrides(middleware, "on_reply")
+    assert not overrides_any([middleware], ("on_reply", "on_reasoning", "on_acting"))
+
+
+def test_importing_tether_middleware_loads_no_opentelemetry() -> None:
+    code = (
+        "import sys, tether, tether.middleware, tether.agent; "
+        "print(any(m.startswith('opentelemetry') for m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_without_the_otel_extra_the_error_names_it() -> None:
+    code = (
+        "import sys; sys.modules['opentelemetry'] = None\n"
+        "try:\n"
+        "    from tether.middleware import TracingMiddleware\n"
+        "except ImportError as exc:\n"
+        "    print(exc)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "pip install 'tether[otel]'" in out.stdout
