@@ -1,6 +1,6 @@
 """Middleware: onion hooks around the reply, reasoning, model calls, tools and permissions."""
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.middleware._base import MiddlewareBase
 from tether.middleware._calls import (
@@ -13,6 +13,9 @@ from tether.middleware._calls import (
     SystemPromptCall,
 )
 from tether.middleware._chain import chain_awaitable, chain_iterator, overrides
+
+if TYPE_CHECKING:  # loaded lazily below; imported here for type checkers and the API docs
+    from tether.middleware._tracing import TracingMiddleware
 
 __all__ = [
     "ActingCall",
