@@ -394,11 +394,10 @@ class _Walker:
         self.nested_code(name, effective)
 
     def add_cd(self, args: list[ShellWord], in_loop: bool) -> None:
-        targets = [w for w in args if not (w.value and w.value.startswith("-") and w.value != "-")]
-        if not targets:
-            self.cd_targets.append("~")
+        word = _cd_target(args)
+        if word is None or isinstance(word, str):
+            self.cd_targets.append(word)  # unknown, or `~` when no directory is given
             return
-        word = targets[0]
         value = word.value if word.static and word.value != "-" else None
         if value is not None and not word.tilde and value.startswith("~"):
             value = "./" + value
@@ -432,6 +431,29 @@ _WORDISH = frozenset(
     "command_substitution process_substitution arithmetic_expansion translated_string "
     "brace_expression".split()
 )
+
+
+_CD_OPTIONS = re.compile(r"-[LPe@]+")
+_NO_TARGET = "~"
+
+
+def _cd_target(args: list[ShellWord]) -> ShellWord | str | None:
+    """The word `cd`/`pushd` takes as its directory; `~` for none, `None` if unknown.
+
+    Only `-L`, `-P`, `-e` and `-@` are options; after `--` the next word is the directory
+    (`cd -- -x`); any other word starting with `-` or `+` (`-Q`, `pushd +1`) leaves it unknown.
+    """
+    for index, word in enumerate(args):
+        value = word.value
+        if value is None or not word.static:
+            return word
+        if value == "--":
+            return args[index + 1] if index + 1 < len(args) else _NO_TARGET
+        if value == "-" or not value.startswith(("-", "+")):
+            return word
+        if not _CD_OPTIONS.fullmatch(value):
+            return None
+    return _NO_TARGET
 
 
 def _as_nested(command: ShellCommand) -> ShellCommand:
