@@ -493,6 +493,8 @@ def _analyze(command: str, depth: int) -> ShellAnalysis:
         problems.insert(0, "it does not parse as bash")
     if "\x00" in command:
         problems.insert(0, "it contains a NUL byte")
+    if quirks.FOREIGN_BLANKS.search(command):
+        problems.insert(0, quirks.FOREIGN_BLANK)
     return ShellAnalysis(
         command=command,
         commands=tuple(walker.commands),
