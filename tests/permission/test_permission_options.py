@@ -122,8 +122,8 @@ def test_a_value_that_starts_with_a_dash_is_checked_as_a_path(ws: Workspace) -> 
     [
         "sort -k 2 -t , README.md",
         "sort -- README.md",
-        "find . -name '*.py' -type f",
-        "find -- . -maxdepth 1 -name README.md",
+        "find src/pkg -name '*.py' -type f",
+        "find -- src/pkg -maxdepth 1 -name mod.py",
         "git diff -- README.md",
         "git log -S foo -- src",
         "uniq -- README.md",

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         match_path_rule,
         suggest_path_rules,
     )
+    from tether.permission._search import search_filter
     from tether.permission._sensitive import is_sensitive_path
     from tether.permission._shell_check import check_shell_command, is_read_only_command
     from tether.permission._shell_parse import (
@@ -55,6 +56,7 @@ __all__ = [
     "is_sensitive_path",
     "match_path_rule",
     "match_shell_rule",
+    "search_filter",
     "suggest_path_rules",
     "suggest_shell_rules",
 ]
@@ -67,6 +69,7 @@ _LAZY = {
     "match_path_rule": "_paths",
     "suggest_path_rules": "_paths",
     "is_sensitive_path": "_sensitive",
+    "search_filter": "_search",
     "check_shell_command": "_shell_check",
     "is_read_only_command": "_shell_check",
     "ShellAnalysis": "_shell_parse",

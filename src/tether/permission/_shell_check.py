@@ -7,7 +7,8 @@ from functools import lru_cache
 
 from tether.permission._path_rules import PathScope, RuleSet, path_scope, rule_set
 from tether.permission._paths import FileAccess, ResolvedPath, decide_path_access, restriction
-from tether.permission._resolve import cached_normpath, resolve_dir, resolve_fresh
+from tether.permission._resolve import cached_normpath, resolve_dir, resolve_fresh, resolve_path
+from tether.permission._shell_commands import WalkSpec
 from tether.permission._shell_parse import (
     ShellAnalysis,
     ShellCommand,
@@ -23,6 +24,7 @@ from tether.permission._types import (
     PermissionMode,
     PermissionRule,
 )
+from tether.permission._walk import Judge, walk_problem
 
 __all__ = ["check_shell_command", "is_read_only_command"]
 
@@ -169,7 +171,8 @@ def _check_paths(
     if full:
         if args.unknown:
             verdict.ask(f"`{part.text[:80]}` has arguments computed at run time")
-        paths.append(".")
+        if part.walk is None or part.walk.dot:
+            paths.append(".")
     for cwd in env.dirs:
         candidates = list(paths)
         for pattern in args.globs:
@@ -186,6 +189,39 @@ def _check_paths(
             limited = restriction(tool, path, access, env.scope, cwd, env.memo)
             if limited is not None:
                 verdict.take(limited)
+        if full and part.walk is not None:
+            _check_walk(part.walk, candidates, cwd, env, verdict)
+
+
+def _check_walk(
+    walk: WalkSpec, candidates: list[str], cwd: str, env: _Env, verdict: _Verdict
+) -> None:
+    """Ask unless the tree a recursive reader walks stays inside and reads nothing it may not.
+
+    The candidates are every word that may be a path (the pattern too: harmless), and `.`
+    when the command reads it without naming it (`grep -r x`, `rg x`, `find -name x`).
+    """
+    roots = [resolve_path(path, cwd, env.memo).real for path in candidates]
+    judge = _contents_judge(env.scope) if walk.contents else None
+    problem = walk_problem(roots, env.scope.dirs, judge=judge, hidden=walk.hidden)
+    if problem is not None:
+        verdict.ask(f"a recursive read: {problem}")
+
+
+def _contents_judge(scope: PathScope) -> Judge:
+    def judge(path: str, real: str, links: int) -> str | None:
+        found = scope.verdict("Read", "read", ResolvedPath(path, real))
+        if found.kind == "allow" or (found.kind == "inside" and links <= 1):
+            return None
+        if found.kind == "inside":
+            return f"{path} has other hard links, which may be outside the working directories"
+        if found.kind == "outside":
+            return f"{path} links outside the working directories"
+        if found.kind == "sensitive":
+            return f"{path} is sensitive ({found.token})"
+        return f"{path}: rule `{found.rule}` applies to it"
+
+    return judge
 
 
 def _judge(part: ShellCommand, allowed: bool, env: _Env, verdict: _Verdict) -> None:

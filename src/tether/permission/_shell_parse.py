@@ -18,6 +18,7 @@ from typing import Any, Literal
 from tether.permission import _shell_quirks as quirks
 from tether.permission._shell_args import PathArgs, path_args
 from tether.permission._shell_commands import (
+    WalkSpec,
     command_name,
     is_read_only_words,
     knowledge_problems,
@@ -25,6 +26,7 @@ from tether.permission._shell_commands import (
     shell_code_index,
     skip_transparent,
     suggest_for,
+    walk_of,
 )
 from tether.permission._shell_words import ShellWord, decode_word
 
@@ -95,6 +97,8 @@ class ShellCommand:
     """Every word, wrappers included (deny rules look through wrappers)."""
     args: PathArgs = PathArgs()
     """The arguments that may name files."""
+    walk: WalkSpec | None = None
+    """How it walks directory trees, if it does (`grep -r`, `find`, `du`)."""
 
     @property
     def name(self) -> str | None:
@@ -389,6 +393,7 @@ class _Walker:
                 suggestion=suggestion,
                 all_words=tuple(words),
                 args=path_args(tuple(words[start:]), git=name == "git"),
+                walk=walk_of(name, effective) if read_only else None,
             )
         )
         self.nested_code(name, effective)
@@ -468,6 +473,7 @@ def _as_nested(command: ShellCommand) -> ShellCommand:
         suggestion=None,
         all_words=command.all_words,
         args=command.args,
+        walk=command.walk,
     )
 
 
