@@ -149,22 +149,25 @@ def decide_path_access(
         return _HARMLESS
     verdict = scope.verdict(tool_name, access, resolved)
     if verdict.kind == "inside":
-        if hard_linked(resolved.real):
+        if hard_linked(resolved):
             return _finish(_hard_link(tool_name, path, resolved, access, scope), scope.mode)
         if access == "read":
             return _READ_INSIDE  # the common answer, without the general path below
     return _finish(_decision(tool_name, path, resolved, access, scope, verdict), scope.mode)
 
 
-def hard_linked(real: str) -> bool:
-    """Whether `real` is a regular file with more than one hard link.
+def hard_linked(resolved: ResolvedPath) -> bool:
+    """Whether a path is a regular file with more than one hard link.
 
     Its other names may be anywhere on the file system (`~/.aws/credentials`), so it is
     treated as possibly outside the work dirs: reading it asks, and so does writing it,
-    which changes every name (tools write such a file in place).
+    which changes every name (tools write such a file in place). The count the
+    resolution saw is used when there is one (no further system call).
     """
+    if resolved.links is not None:
+        return resolved.links > 1
     try:
-        st = os.stat(real)
+        st = os.stat(resolved.real)
     except (OSError, ValueError):
         return False
     return stat.S_ISREG(st.st_mode) and st.st_nlink > 1
@@ -267,7 +270,7 @@ def restriction(
         restricted = _restricted(path, verdict)
         if restricted is not None:
             return restricted
-    if access == "read" and verdict.kind == "inside" and hard_linked(resolved.real):
+    if access == "read" and verdict.kind == "inside" and hard_linked(resolved):
         return _finish(_hard_link(tool_name, path, resolved, access, scope), scope.mode)
     if verdict.token is None:
         return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from tether.permission._git_config import git_config_problem
 from tether.permission._path_rules import PathScope, RuleSet, path_scope, rule_set
 from tether.permission._paths import FileAccess, ResolvedPath, decide_path_access, restriction
 from tether.permission._resolve import cached_normpath, resolve_dir, resolve_fresh, resolve_path
@@ -107,6 +108,7 @@ class _Env:
     """The directories the command may run in; `None` if one can't be known."""
     memo: dict[str, ResolvedPath] = field(default_factory=dict)
     decided: dict[tuple[str, str, str, str], PermissionDecision] = field(default_factory=dict)
+    git_checked: bool = False
     _scope: PathScope | None = None
 
     @property
@@ -236,6 +238,8 @@ def _judge(part: ShellCommand, allowed: bool, env: _Env, verdict: _Verdict) -> N
         _check_paths(part, "write", env, verdict, full=False)
         return
     if part.read_only:
+        if part.name == "git":
+            _check_git(env, verdict)
         if part.reads_paths:
             _check_paths(part, "read", env, verdict, full=True)
         return
@@ -246,6 +250,18 @@ def _judge(part: ShellCommand, allowed: bool, env: _Env, verdict: _Verdict) -> N
     _check_paths(part, "write", env, verdict, full=False)
     if part.suggestion is not None and not part.nested:
         verdict.suggest([_suggested_rule(part.suggestion)])
+
+
+def _check_git(env: _Env, verdict: _Verdict) -> None:
+    """A read-only git command asks if the repository's config makes git run a program."""
+    if env.git_checked:
+        return  # once per decision, however many git parts
+    env.git_checked = True
+    for cwd in env.dirs or ():
+        problem = git_config_problem(cwd)
+        if problem is not None:
+            verdict.ask(problem, changes=True)
+            return
 
 
 @lru_cache(maxsize=1024)
@@ -336,6 +352,10 @@ def is_read_only_command(command: str, *, cwd: str) -> bool:
         return False
     if not all(part.read_only and not part.nested for part in analysis.commands):
         return False
+    if any(part.name == "git" for part in analysis.commands):
+        dirs = possible_dirs(analysis, cwd)
+        if dirs is None or any(git_config_problem(d) is not None for d in dirs):
+            return False
     return all(
         r.access == "read" or r.target.value in _HARMLESS_TARGETS for r in analysis.redirects
     )
