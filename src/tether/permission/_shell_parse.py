@@ -450,15 +450,19 @@ def _cd_target(args: list[ShellWord]) -> ShellWord | str | None:
     """
     for index, word in enumerate(args):
         value = word.value
-        if value is None or not word.static:
-            return word
-        if value == "--":
-            return args[index + 1] if index + 1 < len(args) else _NO_TARGET
-        if value == "-" or not value.startswith(("-", "+")):
-            return word
+        rest = args[index + 1 :]
+        if value == "--" and word.static:
+            return _only(rest) if rest else _NO_TARGET
+        if value is None or not word.static or value == "-" or not value.startswith(("-", "+")):
+            return _only([word, *rest])
         if not _CD_OPTIONS.fullmatch(value):
             return None
     return _NO_TARGET
+
+
+def _only(operands: list[ShellWord]) -> ShellWord | None:
+    """The one operand of `cd`; more are unknown (bash 5 fails, zsh substitutes)."""
+    return operands[0] if len(operands) == 1 else None
 
 
 def _as_nested(command: ShellCommand) -> ShellCommand:
