@@ -23,7 +23,7 @@ LEAVES = [
     "credential",
 ]
 TRUNK = ("tether.agent", "tether.app", "tether.cli")
-GROUND = ["message", "permission", "middleware", "credential"]
+GROUND = ["message", "permission", "middleware", "credential", "shell"]
 
 
 def runtime_imports(path: Path) -> list[str]:

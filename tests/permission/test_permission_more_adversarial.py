@@ -17,7 +17,7 @@ from tether.permission import (
     PermissionContext,
     check_shell_command,
 )
-from tether.permission._shell_commands import _READ_ONLY
+from tether.shell._commands import _READ_ONLY
 
 ALLOW, ASK = PermissionBehavior.ALLOW, PermissionBehavior.ASK
 

@@ -117,7 +117,7 @@ def test_a_tree_too_large_to_check_asks(work: Path) -> None:
     big.mkdir()
     for i in range(205):
         (big / f"f{i}").write_text("")
-    from tether.permission import _walk
+    from tether.shell import _walk
 
     assert _walk.walk_problem([str(big)], (str(work),), limit=200) is not None
     assert _walk.walk_problem([str(big)], (str(work),), limit=300) is None

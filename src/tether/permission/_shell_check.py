@@ -5,18 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from tether.permission._git_config import git_config_problem
 from tether.permission._path_rules import PathScope, RuleSet, path_scope, rule_set
 from tether.permission._paths import FileAccess, ResolvedPath, decide_path_access, restriction
 from tether.permission._resolve import cached_normpath, resolve_dir, resolve_fresh, resolve_path
-from tether.permission._shell_commands import WalkSpec
-from tether.permission._shell_parse import (
-    ShellAnalysis,
-    ShellCommand,
-    ShellRedirect,
-    analyze_command,
-)
-from tether.permission._shell_paths import expand_glob, possible_dirs
 from tether.permission._shell_plan import shell_plan
 from tether.permission._types import (
     PermissionBehavior,
@@ -25,7 +16,18 @@ from tether.permission._types import (
     PermissionMode,
     PermissionRule,
 )
-from tether.permission._walk import Judge, walk_problem
+from tether.shell import (
+    Judge,
+    ShellAnalysis,
+    ShellCommand,
+    ShellRedirect,
+    WalkSpec,
+    analyze_command,
+    expand_glob,
+    git_config_problem,
+    possible_dirs,
+    walk_problem,
+)
 
 __all__ = ["check_shell_command", "is_read_only_command"]
 

@@ -13,7 +13,7 @@ import os
 import stat
 from fnmatch import fnmatchcase
 
-from tether.permission._git_syntax import config_entries
+from tether.shell._git_syntax import config_entries
 
 __all__ = ["git_config_problem"]
 

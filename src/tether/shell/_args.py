@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tether.permission._shell_words import ShellWord, tilde_known_when_run
+from tether.shell._words import ShellWord, tilde_known_when_run
 
 __all__ = ["PathArgs", "path_args"]
 

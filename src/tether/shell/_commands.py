@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from tether.permission._shell_operands import GRAMMARS, operands
+from tether.shell._operands import GRAMMARS, operands
 
 __all__ = [
     "ReadOnlySpec",

@@ -1,6 +1,6 @@
 r"""Where the tree-sitter bash grammar reads a command unlike bash does.
 
-Each function here finds one such place, so the walker (`_shell_parse`) can read the
+Each function here finds one such place, so the walker (`_parse`) can read the
 command as bash does or, where that is not certain, ask. Found by running the same
 commands through bash: words after a redirect (`cat 2>/dev/null x`), a line starting with
 a backslash (`ls<newline>\rm x` became one command), `r\<newline>m` (one word to bash),
@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tether.permission._shell_words import ShellWord, tilde_known_when_run
+from tether.shell._words import ShellWord, tilde_known_when_run
 
 __all__ = [
     "ESCAPED_BLANK",

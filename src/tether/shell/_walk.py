@@ -11,8 +11,6 @@ import os
 import stat
 from collections.abc import Callable
 
-from tether.permission._resolve import inside
-
 __all__ = ["MAX_WALK_ENTRIES", "Judge", "walk_problem"]
 
 MAX_WALK_ENTRIES = 20_000
@@ -20,6 +18,10 @@ MAX_WALK_ENTRIES = 20_000
 
 Judge = Callable[[str, str, int], str | None]
 """`judge(path, real_path, hard_links)`: why a reader of contents may not read an entry."""
+
+
+def _inside(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip("/") + "/")
 
 
 def _entry_problem(
@@ -30,7 +32,7 @@ def _entry_problem(
     if entry.is_symlink():
         real = os.path.realpath(path)
         problem = judge(path, real, 1) if judge is not None else None
-        if problem is None and not any(inside(real, d) for d in dirs):
+        if problem is None and not any(_inside(real, d) for d in dirs):
             problem = f"{path} links outside the working directories"
         if problem is None and os.path.isdir(real):
             todo.append(real)

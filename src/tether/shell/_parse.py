@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from tether.permission import _shell_quirks as quirks
-from tether.permission._shell_args import PathArgs, path_args
-from tether.permission._shell_commands import (
+from tether.shell import _quirks as quirks
+from tether.shell._args import PathArgs, path_args
+from tether.shell._commands import (
     WalkSpec,
     command_name,
     is_read_only_words,
@@ -28,7 +28,7 @@ from tether.permission._shell_commands import (
     suggest_for,
     walk_of,
 )
-from tether.permission._shell_words import ShellWord, decode_word
+from tether.shell._words import ShellWord, decode_word
 
 __all__ = [
     "MAX_COMMAND_LENGTH",
