@@ -56,10 +56,16 @@ async def test_dashdash_does_not_hide_options_end_to_end(work, command, mode):
     assert _snapshot(work.parent) == before
 
 
-async def test_git_diff_value_swallowing_dashdash_asks_end_to_end(work):
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git diff -S -- --output=out a.txt b.txt",  # outside a repository: --no-index implied
+        "git diff --no-index -S -- --output=out a.txt b.txt",
+    ],
+)
+async def test_git_diff_value_swallowing_dashdash_asks_end_to_end(work, command):
     (work / "b.txt").write_text("c\n")
     before = _snapshot(work.parent)
-    command = "git diff --no-index -S -- --output=out a.txt b.txt"
     outcome = await run_call(Bash(), {"command": command}, work)
     assert outcome.asked
     assert _snapshot(work.parent) == before
