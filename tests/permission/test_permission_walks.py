@@ -158,3 +158,25 @@ def test_which_walks_read_dot_without_naming_it(
     # A link out beside `src`: only a walk of `.` finds it.
     (work / "vendor").symlink_to(home / ".ssh")
     assert (_decide(work, command) is ASK) is walks_dot, command
+
+
+def test_a_link_to_a_hard_linked_file_elsewhere_inside_asks(work: Path, home: Path) -> None:
+    other = work / "other"
+    other.mkdir()
+    os.link(home / ".ssh" / "id_rsa", other / "hl.txt")
+    (work / "src" / "deep" / "x.txt").symlink_to(other / "hl.txt")
+    assert _decide(work, "grep -R KEY src") is ASK
+
+
+def test_grep_exclude_dir_skips_a_directory_by_its_exact_name(work: Path) -> None:
+    (work / ".git").mkdir()
+    (work / ".git" / "config").write_text("[core]\n")
+    assert _decide(work, "grep -r x .") is ASK  # .git/config is sensitive
+    for command in ("grep -r --exclude-dir=.git x .", "grep -r --exclude-dir .git x ."):
+        assert _decide(work, command) is ALLOW, command
+    # A glob is not modelled (it might skip less than the walk would): still asks.
+    assert _decide(work, "grep -r --exclude-dir='.g*' x .") is ASK
+    # Only directories are skipped: a file of that name is read.
+    (work / "src" / "notes").mkdir()
+    (work / "src" / "notes" / ".env").write_text("T=1\n")
+    assert _decide(work, "grep -r --exclude-dir=.git --exclude-dir=.env x .") is ASK

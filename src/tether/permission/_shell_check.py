@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -205,9 +206,16 @@ def _check_walk(
     The candidates are every word that may be a path (the pattern too: harmless), and `.`
     when the command reads it without naming it (`grep -r x`, `rg x`, `find -name x`).
     """
-    roots = [resolve_path(path, cwd, env.memo).real for path in candidates]
+    roots = [
+        resolve_path(path, cwd, env.memo).real
+        for path in candidates
+        # grep skips a named directory whose name it excludes, too.
+        if os.path.basename(os.path.normpath(path)) not in walk.skip_dirs
+    ]
     judge = _contents_judge(env.scope) if walk.contents else None
-    problem = walk_problem(roots, env.scope.dirs, judge=judge, hidden=walk.hidden)
+    problem = walk_problem(
+        roots, env.scope.dirs, judge=judge, hidden=walk.hidden, skip_dirs=walk.skip_dirs
+    )
     if problem is not None:
         verdict.ask(f"a recursive read: {problem}")
 

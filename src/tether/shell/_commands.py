@@ -357,6 +357,8 @@ class WalkSpec:
     """False if it skips hidden entries (`rg` without `--hidden`)."""
     dot: bool = True
     """True if it walks `.` without naming it (`grep -r x`, `find -name x`, `du`)."""
+    skip_dirs: frozenset[str] = frozenset()
+    """Directory names it skips (`grep --exclude-dir=.git`; exact names only)."""
 
 
 _NAME_WALKERS = frozenset({"find", "fd", "du", "tree"})
@@ -401,7 +403,7 @@ def walk_of(name: str | None, words: Sequence[str | None]) -> WalkSpec | None:
         or "recurse" in a
         for a in args
     ):
-        return WalkSpec(contents=True, dot=_walks_dot(name, words))
+        return WalkSpec(contents=True, dot=_walks_dot(name, words), skip_dirs=_excluded(args))
     if name == "diff" and any(_short_has(a, "r") or _long_is(a, "--recursive", 4) for a in args):
         return WalkSpec(contents=True, dot=_walks_dot(name, words))
     if name == "ls" and any(_short_has(a, "R") or _long_is(a, "--recursive", 4) for a in args):
@@ -409,6 +411,22 @@ def walk_of(name: str | None, words: Sequence[str | None]) -> WalkSpec | None:
     if name == "git" and "--no-index" in args:
         return WalkSpec(contents=True, dot=False)  # `git diff --no-index a b` reads both
     return None
+
+
+def _excluded(args: list[str]) -> frozenset[str]:
+    """The directory names `grep --exclude-dir` skips, when given as exact names.
+
+    A glob (`--exclude-dir='.g*'`) is not modelled: the walk then looks at more than grep
+    reads, never less.
+    """
+    names: list[str] = []
+    for arg, after in zip(args, [*args[1:], ""], strict=True):
+        value = arg.removeprefix("--exclude-dir=") if arg.startswith("--exclude-dir=") else None
+        if arg == "--exclude-dir":
+            value = after
+        if value and not any(c in value for c in "*?[\\/"):
+            names.append(value)
+    return frozenset(names)
 
 
 _FIND_LEADING = re.compile(r"-[HLP]+|-O\d*")

@@ -24,17 +24,33 @@ def _inside(path: str, directory: str) -> bool:
     return path == directory or path.startswith(directory.rstrip("/") + "/")
 
 
+def _links(real: str) -> int:
+    """The hard links of a regular file (1 for anything else, or if it is gone)."""
+    try:
+        st = os.stat(real)
+    except (OSError, ValueError):
+        return 1
+    return st.st_nlink if stat.S_ISREG(st.st_mode) else 1
+
+
 def _entry_problem(
-    entry: os.DirEntry[str], dirs: tuple[str, ...], judge: Judge | None, todo: list[str]
+    entry: os.DirEntry[str],
+    dirs: tuple[str, ...],
+    judge: Judge | None,
+    skip: frozenset[str],
+    todo: list[str],
 ) -> str | None:
     """What is wrong with one entry of a walked directory; directories to walk go to `todo`."""
     path = entry.path
     if entry.is_symlink():
         real = os.path.realpath(path)
-        problem = judge(path, real, 1) if judge is not None else None
+        is_dir = os.path.isdir(real)
+        if is_dir and entry.name in skip:
+            return None
+        problem = judge(path, real, 1 if is_dir else _links(real)) if judge is not None else None
         if problem is None and not any(_inside(real, d) for d in dirs):
             problem = f"{path} links outside the working directories"
-        if problem is None and os.path.isdir(real):
+        if problem is None and is_dir:
             todo.append(real)
         return problem
     try:
@@ -42,6 +58,8 @@ def _entry_problem(
     except OSError:
         return None  # gone, or unreadable: the command can't read it either
     if stat.S_ISDIR(st.st_mode):
+        if entry.name in skip:
+            return None
         todo.append(path)
     if judge is None:
         return None
@@ -54,6 +72,7 @@ def walk_problem(
     *,
     judge: Judge | None = None,
     hidden: bool = True,
+    skip_dirs: frozenset[str] = frozenset(),
     limit: int = MAX_WALK_ENTRIES,
 ) -> str | None:
     """Why a recursive read of `roots` may leave `dirs` or read what it must not, or `None`.
@@ -64,6 +83,7 @@ def walk_problem(
         judge: For readers of file contents (`grep -r`, `rg`): asked about every entry
             (sensitive paths, rules, hard links). Listers of names only check the links.
         hidden: False if the reader skips hidden entries (`rg` without `--hidden`).
+        skip_dirs: Names of directories the reader skips (`grep --exclude-dir=.git`).
         limit: Entries to look at before giving up.
     """
     todo = [r for r in roots if os.path.isdir(r)]
@@ -85,7 +105,7 @@ def walk_problem(
                 return f"the tree under {roots[0]} has more than {limit} entries to check"
             if not hidden and entry.name.startswith("."):
                 continue
-            problem = _entry_problem(entry, dirs, judge, todo)
+            problem = _entry_problem(entry, dirs, judge, skip_dirs, todo)
             if problem is not None:
                 return problem
     return None
