@@ -128,8 +128,14 @@ def test_the_worktree_config_and_linked_worktrees_are_read(repo: Path, tmp_path:
     assert _decide(linked, cwd=linked) is ALLOW
     _append(repo / ".git" / "config", "[core]\n\tfsmonitor = x\n")
     assert _decide(linked, cwd=linked) is ASK  # the common config, through `commondir`
-    (repo / ".git" / "config").write_text("[core]\n\trepositoryformatversion = 0\n")
+    (repo / ".git" / "config").write_text("[core]\n\trepositoryformatversion = 1\n")
     (repo / ".git" / "worktrees" / "linked" / "config.worktree").write_text("[core]\n\tpager = x\n")
+    # git reads config.worktree only with `extensions.worktreeConfig` (checked with git).
+    pager = ["git", "-C", str(linked), "config", "--get", "core.pager"]
+    assert subprocess.run(pager, capture_output=True, text=True).stdout == ""
+    assert _decide(linked, cwd=linked) is ALLOW
+    _append(repo / ".git" / "config", "[extensions]\n\tworktreeConfig = true\n")
+    assert subprocess.run(pager, capture_output=True, text=True).stdout.strip() == "x"
     assert _decide(linked, cwd=linked) is ASK
 
 
@@ -149,9 +155,23 @@ def test_a_bare_repository_as_the_cwd_is_read(tmp_path: Path) -> None:
 
 
 def test_an_index_hook_asks(repo: Path) -> None:
+    assert _decide(repo) is ALLOW
     hook = repo / ".git" / "hooks" / "post-index-change"
     hook.write_text("#!/bin/sh\ntouch pwned\n")
     hook.chmod(0o755)
+    assert _decide(repo) is ASK
+    hook.rename(repo / ".git" / "hooks" / "reference-transaction")
+    assert _decide(repo) is ASK
+    (repo / ".git" / "hooks" / "reference-transaction").unlink()
+    assert _decide(repo) is ALLOW
+
+
+def test_a_planted_commondir_is_seen(repo: Path, tmp_path: Path) -> None:
+    assert _decide(repo) is ALLOW
+    evil = tmp_path / "evil"
+    evil.mkdir()
+    (evil / "config").write_text("[core]\n\tfsmonitor = x\n")
+    (repo / ".git" / "commondir").write_text(str(evil) + "\n")
     assert _decide(repo) is ASK
 
 

@@ -12,12 +12,10 @@ decisions. It imports nothing of tether above the standard library.
 """
 
 from tether.shell._commands import (
-    WalkSpec,
     command_name,
     is_trusted_location,
     looks_through,
     read_only_spec,
-    walk_of,
 )
 from tether.shell._git_config import git_config_problem
 from tether.shell._parse import (
@@ -29,6 +27,7 @@ from tether.shell._parse import (
 )
 from tether.shell._paths import expand_glob, possible_dirs
 from tether.shell._walk import MAX_WALK_ENTRIES, Judge, walk_problem
+from tether.shell._walkers import WalkSpec, walk_of
 from tether.shell._words import ShellWord
 
 __all__ = [
