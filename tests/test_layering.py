@@ -49,7 +49,7 @@ KNOWN_LAZY_CYCLE_BREAKERS = {
     ("tool/_toolkit.py", "tether.plugin"),
     ("tool/_toolkit.py", "tether.skill"),
 }
-GROUND = ["message", "permission", "middleware", "credential"]
+GROUND = ["message", "permission", "middleware", "credential", "shell"]
 
 
 def runtime_imports(path: Path) -> list[str]:

@@ -325,9 +325,10 @@ ALLOWED = [
     "cat README.md | grep hello | wc -l",
     "cd src && ls && cat app.py",
     "ls *.py src/*.py",
-    "grep -rn hello src",
-    "rg hello src",
-    "find . -name '*.py'",
+    # (`src` and `.` hold links out of the work dir: recursive reads of them ask.)
+    "grep -rn hello src/pkg",
+    "rg hello src/pkg",
+    "find src/pkg -name '*.py'",
     "echo hi > /dev/null",
     "cat .env.example",
     "head -n 5 README.md 2>&1",

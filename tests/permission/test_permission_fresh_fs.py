@@ -152,11 +152,12 @@ def test_file_tools_and_the_engine_see_a_repointed_symlink(ws: Workspace) -> Non
 
 
 def test_every_memo_is_bounded() -> None:
-    names = ("_path_rules", "_paths", "_resolve", "_sensitive", "_shell_parse", "_shell_plan")
-    names += ("_shell_paths", "_shell_rules")
+    names = ("_path_rules", "_paths", "_resolve", "_sensitive", "_shell_plan", "_shell_rules")
+    modules = [f"tether.permission.{name}" for name in names]
+    modules += [f"tether.shell.{name}" for name in ("_parse", "_paths", "_commands")]
     found = 0
-    for name in names:
-        module = importlib.import_module(f"tether.permission.{name}")
+    for name in modules:
+        module = importlib.import_module(name)
         for value in vars(module).values():
             info = getattr(value, "cache_info", None)
             if callable(info):

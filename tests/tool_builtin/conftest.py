@@ -62,6 +62,26 @@ class Session:
         os.utime(path, (stamp, stamp))
 
 
+def require_bwrap() -> None:
+    """Skip (with the reason) unless bubblewrap can run here; with `TETHER_REQUIRE_BWRAP=1`
+    a missing bubblewrap fails the test instead."""
+    from tether.errors import SandboxUnavailableError
+    from tether.tool.builtin import BubblewrapSandbox
+
+    try:
+        BubblewrapSandbox()
+    except SandboxUnavailableError as exc:
+        if os.environ.get("TETHER_REQUIRE_BWRAP") == "1":
+            pytest.fail(f"TETHER_REQUIRE_BWRAP=1 but bubblewrap cannot run here: {exc}")
+        pytest.skip(f"bubblewrap cannot run here: {exc}")
+
+
+@pytest.fixture
+def bwrap_ok() -> None:
+    """A test that runs bubblewrap: skipped with the reason when it is absent."""
+    require_bwrap()
+
+
 @pytest.fixture
 def session(tmp_path: Path) -> Session:
     work = tmp_path / "work"

@@ -211,7 +211,8 @@ async def test_a_grep_that_runs_too_long_is_stopped_with_what_it_found(session, 
     import time
 
     fake = session.work.parent / "slow-rg"
-    fake.write_text(f"#!/bin/sh\necho {session.work}/first.txt\nexec sleep 1000\n")
+    # Grep asks for `--null`: ripgrep ends each path with a NUL.
+    fake.write_text(f"#!/bin/sh\nprintf '%s\\0' {session.work}/first.txt\nexec sleep 1000\n")
     fake.chmod(0o755)
     grep_module = importlib.import_module("tether.tool.builtin._grep")
     monkeypatch.setattr(grep_module, "find_ripgrep", lambda: str(fake))

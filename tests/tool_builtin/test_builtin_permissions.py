@@ -143,6 +143,9 @@ async def test_auto_allow_sandbox_runs_what_would_ask(work):
     # Without auto-allow, a sandbox changes nothing about the decision.
     plain = Bash(sandbox=_Sandbox(auto_allow=False))
     assert (await _engine(work).decide(plain, command)).behavior is ASK
+
+
+def test_bubblewrap_does_not_auto_allow_by_default(bwrap_ok):
     assert BubblewrapSandbox(check=False).auto_allow is False
 
 

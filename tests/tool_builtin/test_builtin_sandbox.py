@@ -15,14 +15,6 @@ from tether.tool import Bash
 from tether.tool.builtin import BubblewrapSandbox
 
 
-@pytest.fixture(scope="module")
-def bwrap_ok() -> None:
-    try:
-        BubblewrapSandbox()
-    except SandboxUnavailableError as exc:
-        pytest.skip(f"bubblewrap cannot run here: {exc}")
-
-
 @pytest.fixture
 def outside():
     """A directory outside the work dir and outside /tmp (which the sandbox replaces)."""

@@ -1,9 +1,10 @@
 """Permission modes, rules and the engine that decides each tool call.
 
 Besides the engine this package holds the checks the built-in tools use: shell-command
-analysis (`check_shell_command`, `match_shell_rule`, ...) and path rules
-(`check_path_access`, `match_path_rule`, ...). It imports nothing above itself; the
-tree-sitter grammar is loaded on the first shell analysis, not on import.
+decisions (`check_shell_command`, `match_shell_rule`, ...) on the analysis of
+`tether.shell`, and path rules (`check_path_access`, `match_path_rule`, ...). It imports
+nothing above itself; the tree-sitter grammar is loaded on the first shell analysis, not
+on import. The `Shell*` names and `analyze_command` are re-exported from `tether.shell`.
 """
 
 from typing import TYPE_CHECKING, Any
@@ -24,16 +25,11 @@ if TYPE_CHECKING:
         match_path_rule,
         suggest_path_rules,
     )
+    from tether.permission._search import search_filter
     from tether.permission._sensitive import is_sensitive_path
     from tether.permission._shell_check import check_shell_command, is_read_only_command
-    from tether.permission._shell_parse import (
-        ShellAnalysis,
-        ShellCommand,
-        ShellRedirect,
-        analyze_command,
-    )
     from tether.permission._shell_rules import match_shell_rule, suggest_shell_rules
-    from tether.permission._shell_words import ShellWord
+    from tether.shell import ShellAnalysis, ShellCommand, ShellRedirect, ShellWord, analyze_command
 
 __all__ = [
     "FileAccess",
@@ -55,6 +51,7 @@ __all__ = [
     "is_sensitive_path",
     "match_path_rule",
     "match_shell_rule",
+    "search_filter",
     "suggest_path_rules",
     "suggest_shell_rules",
 ]
@@ -67,15 +64,16 @@ _LAZY = {
     "match_path_rule": "_paths",
     "suggest_path_rules": "_paths",
     "is_sensitive_path": "_sensitive",
+    "search_filter": "_search",
     "check_shell_command": "_shell_check",
     "is_read_only_command": "_shell_check",
-    "ShellAnalysis": "_shell_parse",
-    "ShellCommand": "_shell_parse",
-    "ShellRedirect": "_shell_parse",
-    "analyze_command": "_shell_parse",
+    "ShellAnalysis": "tether.shell",
+    "ShellCommand": "tether.shell",
+    "ShellRedirect": "tether.shell",
+    "analyze_command": "tether.shell",
     "match_shell_rule": "_shell_rules",
     "suggest_shell_rules": "_shell_rules",
-    "ShellWord": "_shell_words",
+    "ShellWord": "tether.shell",
 }
 
 
@@ -85,6 +83,7 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'tether.permission' has no attribute {name!r}")
     import importlib
 
-    value = getattr(importlib.import_module(f"tether.permission.{module}"), name)
+    full = module if module.startswith("tether.") else f"tether.permission.{module}"
+    value = getattr(importlib.import_module(full), name)
     globals()[name] = value
     return value

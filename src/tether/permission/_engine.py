@@ -58,6 +58,9 @@ class PermissionSubject(Protocol):
 class PermissionEngine:
     """Decides one call from a `PermissionContext`; cheap to build, holds nothing else.
 
+    A tool with `requires_confirmation` set asks (unless a rule allows it or the mode is
+    BYPASS), even if its own check, or `is_read_only`, would allow it.
+
     Order: a matching deny rule → DENY; a matching ask rule → ASK; the tool's own check
     answering DENY → DENY (deny wins over every allow), or ASK because of an ask rule (a
     `Read` ask rule on the file a `Bash` command reads) → ASK; BYPASS → ALLOW; EXPLORE and a call
@@ -127,6 +130,16 @@ class PermissionEngine:
                 behavior=PermissionBehavior.ASK, reason=f"rule `{rule}` asks", rule=rule
             )
         own = await subject.check_permissions(tool_input, ctx, tool_state)
+        if own.behavior is PermissionBehavior.ALLOW and getattr(
+            subject, "requires_confirmation", False
+        ):
+            # A tool that requires confirmation asks whatever its other flags say
+            # (`is_read_only=True` once made the default check allow it).
+            own = PermissionDecision(
+                behavior=PermissionBehavior.ASK,
+                reason=f"{subject.name} asks before each call",
+                suggested_rules=subject.generate_suggestions(tool_input, ctx, tool_state),
+            )
         if own.behavior is PermissionBehavior.DENY:
             return own
         if own.behavior is PermissionBehavior.ASK and _from_ask_rule(own):

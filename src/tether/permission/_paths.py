@@ -11,6 +11,8 @@ Which rules apply to which access (see `docs/decisions/permission.md`):
 
 from __future__ import annotations
 
+import os
+import stat
 from typing import Literal
 
 from tether.permission._path_rules import PathScope, PathVerdict, path_scope, pattern_matches
@@ -35,6 +37,7 @@ __all__ = [
     "ResolvedPath",
     "check_path_access",
     "decide_path_access",
+    "hard_linked",
     "match_path_rule",
     "resolve_dir",
     "resolve_path",
@@ -145,9 +148,53 @@ def decide_path_access(
     if resolved.lexical in _HARMLESS_DEVICES:
         return _HARMLESS
     verdict = scope.verdict(tool_name, access, resolved)
-    if verdict.kind == "inside" and access == "read":
-        return _READ_INSIDE  # the common answer, without the general path below
+    if verdict.kind == "inside":
+        if hard_linked(resolved):
+            return _finish(_hard_link(tool_name, path, resolved, access, scope), scope.mode)
+        if access == "read":
+            return _READ_INSIDE  # the common answer, without the general path below
     return _finish(_decision(tool_name, path, resolved, access, scope, verdict), scope.mode)
+
+
+def hard_linked(resolved: ResolvedPath) -> bool:
+    """Whether a path is a regular file with more than one hard link.
+
+    Its other names may be anywhere on the file system (`~/.aws/credentials`), so it is
+    treated as possibly outside the work dirs: reading it asks, and so does writing it,
+    which changes every name (tools write such a file in place). The count the
+    resolution saw is used when there is one (no further system call).
+    """
+    if resolved.links is not None:
+        return resolved.links > 1
+    try:
+        st = os.stat(resolved.real)
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_nlink > 1
+
+
+def _hard_link(
+    tool_name: str, path: str, resolved: ResolvedPath, access: FileAccess, scope: PathScope
+) -> PermissionDecision:
+    reason = f"{path} has {_links(resolved.real)} hard links; another may be outside the working directories"
+    if access == "write" and scope.mode is PermissionMode.EXPLORE:
+        return PermissionDecision(
+            behavior=PermissionBehavior.DENY,
+            reason=f"{reason}; writing is not allowed in explore (read-only) mode",
+        )
+    return PermissionDecision(
+        behavior=PermissionBehavior.ASK,
+        reason=f"{reason} (an allow rule naming it would allow it)",
+        suggested_rules=suggest_for_path(tool_name, resolved, access, list(scope.dirs)),
+        safety_check=True,
+    )
+
+
+def _links(real: str) -> int:
+    try:
+        return os.stat(real).st_nlink
+    except OSError:
+        return 2
 
 
 def _decision(
@@ -223,6 +270,8 @@ def restriction(
         restricted = _restricted(path, verdict)
         if restricted is not None:
             return restricted
+    if access == "read" and verdict.kind == "inside" and hard_linked(resolved):
+        return _finish(_hard_link(tool_name, path, resolved, access, scope), scope.mode)
     if verdict.token is None:
         return None
     if resolved.lexical in _HARMLESS_DEVICES:

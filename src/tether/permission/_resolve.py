@@ -57,13 +57,18 @@ def _split(path: str) -> tuple[str, str]:
 class ResolvedPath:
     """A path as written (`~` and `..` resolved) and as it really is (symlinks resolved)."""
 
-    __slots__ = ("fresh", "lexical", "real")
+    __slots__ = ("fresh", "lexical", "links", "real")
 
-    def __init__(self, lexical: str, real: str, fresh: bool = True) -> None:
+    def __init__(
+        self, lexical: str, real: str, fresh: bool = True, links: int | None = None
+    ) -> None:
         self.lexical = lexical
         self.real = real
         self.fresh = fresh
         """False for a directory taken from the `stat`-checked cache (never an anchor)."""
+        self.links = links
+        """The hard links of a regular file (1 for anything else), if the resolution saw
+        them; `None` if not known."""
 
     def candidates(self) -> tuple[str, ...]:
         """Both forms, without duplicates."""
@@ -112,31 +117,36 @@ def _parent_real(parent: str, memo: _Memo | None) -> str:
         return _realpath(parent)
     found = memo.get(parent)
     if found is None or not found.fresh:
-        found = memo[parent] = ResolvedPath(parent, _resolve_in(parent, memo))
+        found = memo[parent] = _resolve_in(parent, memo)
     return found.real
 
 
-def _step(parent_real: str, lexical: str, name: str, memo: _Memo) -> str:
-    """The real path of `lexical`, whose parent's real path was just resolved."""
+def _step(parent_real: str, lexical: str, name: str, memo: _Memo) -> tuple[str, int | None]:
+    """The real path of `lexical` (its parent's was just resolved), and its `links`."""
+    links: int | None = 1
     try:
         st = os.lstat(lexical)
     except FileNotFoundError:
         pass  # nothing there, not even a dangling symlink: what `_realpath` answers too
     except (OSError, ValueError):
-        return _realpath(lexical, memo)
+        return _realpath(lexical, memo), None
     else:
         if stat.S_ISLNK(st.st_mode):
-            return _realpath(lexical, memo)
+            return _realpath(lexical, memo), None
+        if stat.S_ISREG(st.st_mode):
+            links = st.st_nlink
     # Its parent's real path plus its own name (`os.path.join`, for a name without `/`).
-    return parent_real + name if parent_real.endswith("/") else parent_real + "/" + name
+    joined = parent_real + name if parent_real.endswith("/") else parent_real + "/" + name
+    return joined, links
 
 
-def _resolve_in(lexical: str, memo: _Memo) -> str:
-    """The real path of `lexical`, built on an ancestor resolved afresh in this decision."""
+def _resolve_in(lexical: str, memo: _Memo) -> ResolvedPath:
+    """`lexical` resolved on an ancestor resolved afresh in this decision."""
     parent, name = _split(lexical)
     anchor = memo.get(parent)
     if anchor is not None and anchor.fresh and name:  # the common case: a file in the cwd
-        return _step(anchor.real, lexical, name, memo)
+        real, links = _step(anchor.real, lexical, name, memo)
+        return ResolvedPath(lexical, real, links=links)
     chain: list[tuple[str, str]] = []
     current = lexical
     for _ in range(_ANCHOR_DEPTH):
@@ -146,14 +156,14 @@ def _resolve_in(lexical: str, memo: _Memo) -> str:
         chain.append((current, name))
         anchor = memo.get(parent)
         if anchor is not None and anchor.fresh:
-            real = anchor.real
+            real, links = anchor.real, None
             for path, part in reversed(chain):
-                real = _step(real, path, part, memo)
+                real, links = _step(real, path, part, memo)
                 if path != lexical:
-                    memo[path] = ResolvedPath(path, real)
-            return real
+                    memo[path] = ResolvedPath(path, real, links=links)
+            return ResolvedPath(lexical, real, links=links)
         current = parent
-    return _realpath(lexical, memo)
+    return ResolvedPath(lexical, _realpath(lexical, memo))
 
 
 def resolve_path(path: str, cwd: str, memo: _Memo | None = None) -> ResolvedPath:
@@ -172,7 +182,7 @@ def resolve_path(path: str, cwd: str, memo: _Memo | None = None) -> ResolvedPath
     if memo is not None:
         found = memo.get(lexical)
         if found is None:
-            found = memo[lexical] = ResolvedPath(lexical, _resolve_in(lexical, memo))
+            found = memo[lexical] = _resolve_in(lexical, memo)
         return found
     return ResolvedPath(lexical, _realpath(lexical))
 
@@ -204,7 +214,7 @@ def resolve_dir(directory: str) -> ResolvedPath:
         return ResolvedPath(lexical, os.path.realpath(lexical), fresh=False)
     cached = _DIR_CACHE.get(lexical)
     if cached is not None and cached[1] == st.st_dev and cached[2] == st.st_ino:
-        return ResolvedPath(lexical, cached[0], fresh=False)
+        return ResolvedPath(lexical, cached[0], fresh=False, links=1)  # a directory
     real = _realpath(lexical)
     if len(_DIR_CACHE) >= _DIR_CACHE_SIZE:
         _DIR_CACHE.clear()

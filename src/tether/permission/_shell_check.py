@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from tether.permission._path_rules import PathScope, RuleSet, path_scope, rule_set
 from tether.permission._paths import FileAccess, ResolvedPath, decide_path_access, restriction
-from tether.permission._resolve import cached_normpath, resolve_dir, resolve_fresh
-from tether.permission._shell_parse import (
-    ShellAnalysis,
-    ShellCommand,
-    ShellRedirect,
-    analyze_command,
-)
-from tether.permission._shell_paths import expand_glob, possible_dirs
+from tether.permission._resolve import cached_normpath, resolve_dir, resolve_fresh, resolve_path
 from tether.permission._shell_plan import shell_plan
 from tether.permission._types import (
     PermissionBehavior,
@@ -22,6 +16,18 @@ from tether.permission._types import (
     PermissionDecision,
     PermissionMode,
     PermissionRule,
+)
+from tether.shell import (
+    Judge,
+    ShellAnalysis,
+    ShellCommand,
+    ShellRedirect,
+    WalkSpec,
+    analyze_command,
+    expand_glob,
+    git_config_problem,
+    possible_dirs,
+    walk_problem,
 )
 
 __all__ = ["check_shell_command", "is_read_only_command"]
@@ -105,6 +111,7 @@ class _Env:
     """The directories the command may run in; `None` if one can't be known."""
     memo: dict[str, ResolvedPath] = field(default_factory=dict)
     decided: dict[tuple[str, str, str, str], PermissionDecision] = field(default_factory=dict)
+    git_checked: bool = False
     _scope: PathScope | None = None
 
     @property
@@ -169,7 +176,8 @@ def _check_paths(
     if full:
         if args.unknown:
             verdict.ask(f"`{part.text[:80]}` has arguments computed at run time")
-        paths.append(".")
+        if part.walk is None or part.walk.dot:
+            paths.append(".")
     for cwd in env.dirs:
         candidates = list(paths)
         for pattern in args.globs:
@@ -186,6 +194,46 @@ def _check_paths(
             limited = restriction(tool, path, access, env.scope, cwd, env.memo)
             if limited is not None:
                 verdict.take(limited)
+        if full and part.walk is not None:
+            _check_walk(part.walk, candidates, cwd, env, verdict)
+
+
+def _check_walk(
+    walk: WalkSpec, candidates: list[str], cwd: str, env: _Env, verdict: _Verdict
+) -> None:
+    """Ask unless the tree a recursive reader walks stays inside and reads nothing it may not.
+
+    The candidates are every word that may be a path (the pattern too: harmless), and `.`
+    when the command reads it without naming it (`grep -r x`, `rg x`, `find -name x`).
+    """
+    roots = [
+        resolve_path(path, cwd, env.memo).real
+        for path in candidates
+        # grep skips a named directory whose name it excludes, too.
+        if os.path.basename(os.path.normpath(path)) not in walk.skip_dirs
+    ]
+    judge = _contents_judge(env.scope) if walk.contents else None
+    problem = walk_problem(
+        roots, env.scope.dirs, judge=judge, hidden=walk.hidden, skip_dirs=walk.skip_dirs
+    )
+    if problem is not None:
+        verdict.ask(f"a recursive read: {problem}")
+
+
+def _contents_judge(scope: PathScope) -> Judge:
+    def judge(path: str, real: str, links: int) -> str | None:
+        found = scope.verdict("Read", "read", ResolvedPath(path, real))
+        if found.kind == "allow" or (found.kind == "inside" and links <= 1):
+            return None
+        if found.kind == "inside":
+            return f"{path} has other hard links, which may be outside the working directories"
+        if found.kind == "outside":
+            return f"{path} links outside the working directories"
+        if found.kind == "sensitive":
+            return f"{path} is sensitive ({found.token})"
+        return f"{path}: rule `{found.rule}` applies to it"
+
+    return judge
 
 
 def _judge(part: ShellCommand, allowed: bool, env: _Env, verdict: _Verdict) -> None:
@@ -200,6 +248,8 @@ def _judge(part: ShellCommand, allowed: bool, env: _Env, verdict: _Verdict) -> N
         _check_paths(part, "write", env, verdict, full=False)
         return
     if part.read_only:
+        if part.name == "git":
+            _check_git(env, verdict)
         if part.reads_paths:
             _check_paths(part, "read", env, verdict, full=True)
         return
@@ -210,6 +260,18 @@ def _judge(part: ShellCommand, allowed: bool, env: _Env, verdict: _Verdict) -> N
     _check_paths(part, "write", env, verdict, full=False)
     if part.suggestion is not None and not part.nested:
         verdict.suggest([_suggested_rule(part.suggestion)])
+
+
+def _check_git(env: _Env, verdict: _Verdict) -> None:
+    """A read-only git command asks if the repository's config makes git run a program."""
+    if env.git_checked:
+        return  # once per decision, however many git parts
+    env.git_checked = True
+    for cwd in env.dirs or ():
+        problem = git_config_problem(cwd)
+        if problem is not None:
+            verdict.ask(problem, changes=True)
+            return
 
 
 @lru_cache(maxsize=1024)
@@ -300,6 +362,10 @@ def is_read_only_command(command: str, *, cwd: str) -> bool:
         return False
     if not all(part.read_only and not part.nested for part in analysis.commands):
         return False
+    if any(part.name == "git" for part in analysis.commands):
+        dirs = possible_dirs(analysis, cwd)
+        if dirs is None or any(git_config_problem(d) is not None for d in dirs):
+            return False
     return all(
         r.access == "read" or r.target.value in _HARMLESS_TARGETS for r in analysis.redirects
     )

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from tether.permission._path_rules import RuleSet
-from tether.permission._shell_parse import analyze_command
 from tether.permission._shell_rules import match_part, match_shell_rule
 from tether.permission._types import PermissionBehavior, PermissionRule
+from tether.shell import analyze_command
 
 __all__ = ["ShellPlan", "shell_plan"]
 

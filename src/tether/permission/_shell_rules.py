@@ -7,10 +7,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from tether.permission._sensitive import sensitive_token
-from tether.permission._shell_commands import command_name, is_trusted_location, looks_through
-from tether.permission._shell_parse import ShellAnalysis, ShellCommand, analyze_command
-from tether.permission._shell_paths import possible_dirs
 from tether.permission._types import PermissionBehavior, PermissionRule
+from tether.shell import (
+    ShellAnalysis,
+    ShellCommand,
+    analyze_command,
+    command_name,
+    is_trusted_location,
+    looks_through,
+    possible_dirs,
+)
 
 __all__ = ["match_part", "match_shell_rule", "suggest_shell_rules"]
 

@@ -6,15 +6,18 @@ import asyncio
 import contextlib
 import functools
 import os
+import re
 import shutil
 import signal
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tether.permission import search_filter
 from tether.tool._base import ToolContext, ToolOutput
 from tether.tool.builtin._common import FileToolBase, error, resolve_path
 
@@ -78,6 +81,9 @@ class GrepInput(BaseModel):
 class Grep(FileToolBase):
     """Search file contents with ripgrep; honours .gitignore, skips `.git`.
 
+    Files `Read` could not read without asking (sensitive paths, deny and ask rules,
+    files with other hard links) are left out of the output unless an allow rule names them.
+
     Args:
         max_results: Lines or entries returned when the call gives no `head_limit`.
         max_chars: Characters of output per call, whatever `head_limit` says.
@@ -107,7 +113,8 @@ class Grep(FileToolBase):
             "(matching lines with line numbers; `-A`/`-B`/`-C` add context lines) or "
             "`count` (matching lines per file). `-i` ignores case.\n"
             "- Files ignored by .gitignore and the `.git` directory are skipped; hidden "
-            "files are searched.\n"
+            "files are searched, but files that need permission to read (secrets such as "
+            "`.env`, keys, files a rule protects) never appear in the results.\n"
             f"- At most {max_results} lines/entries are returned unless `head_limit` says "
             f"otherwise, and never more than {max_chars} characters; narrow the search if "
             "the result says it was cut."
@@ -119,7 +126,8 @@ class Grep(FileToolBase):
         return tool_input.path or "."
 
     def _argv(self, rg: str, args: GrepInput, path: str) -> list[str]:
-        argv = [rg, "--no-config", "--color=never", "--hidden", "--no-require-git"]
+        # `--null` ends every path with a NUL, so each line's file is known exactly.
+        argv = [rg, "--no-config", "--color=never", "--hidden", "--no-require-git", "--null"]
         argv += ["--glob=!.git", "--max-columns=500", "--max-columns-preview"]
         if args.output_mode == "files_with_matches":
             argv.append("--files-with-matches")
@@ -127,7 +135,7 @@ class Grep(FileToolBase):
             argv += ["--count", "--with-filename"]
         else:
             argv += ["--no-heading", "--with-filename"]
-            argv.append("--line-number" if args.line_numbers else "--no-line-number")
+            argv.append("--line-number")  # to tell matches from context (`_visible`)
             for flag, value in (("-A", args.after), ("-B", args.before), ("-C", args.context)):
                 if value is not None:
                     argv.append(f"{flag}{value}")
@@ -155,12 +163,17 @@ class Grep(FileToolBase):
             return error(problem)
         limit = tool_input.head_limit or self.max_results
         files_mode = tool_input.output_mode == "files_with_matches"
+        shown = search_filter(self.name, context.permission_context, cwd=context.cwd)
         run = await _run(
             self._argv(rg, tool_input, str(path)),
             cwd=context.cwd,
             max_lines=_COLLECT_FILES if files_mode else limit,
             max_chars=None if files_mode else self.max_chars,
             time_limit=self.time_limit,
+            keep=functools.partial(
+                _visible, shown, tool_input.output_mode, tool_input.line_numbers
+            ),
+            separator=b"\0" if files_mode else b"\n",
         )
         lines, cut = run.lines, run.cut
         late = (
@@ -196,6 +209,32 @@ class Grep(FileToolBase):
                 "Narrow the search with `path`, `glob` or `type`, or raise `head_limit`.]"
             )
         return text
+
+
+_NUMBERED = re.compile(r"(\d+)([:-])(.*)", re.DOTALL)
+
+
+def _visible(shown: Callable[[str], bool], mode: str, numbers: bool, line: str) -> str | None:
+    """A record of ripgrep's `--null` output as shown, or `None` if its file is left out.
+
+    A file `Read` could not read without asking (sensitive, a deny or ask rule, other
+    hard links) never appears, unless an allow rule names it. Content lines come with
+    their numbers (`12:` a match, `12-` context), dropped here unless asked for.
+    """
+    if mode == "files_with_matches":
+        return line if shown(line) else None
+    path, nul, rest = line.partition("\0")
+    if not nul:
+        return line  # a context separator (`--`)
+    if not shown(path):
+        return None
+    if mode == "count":
+        return f"{path}:{rest}"
+    numbered = _NUMBERED.fullmatch(rest)
+    if numbered is None:
+        return f"{path}:{rest}"
+    number, sep, text = numbered.groups()
+    return f"{path}{sep}{number}{sep}{text}" if numbers else f"{path}{sep}{text}"
 
 
 def _newest_first(paths: list[str]) -> list[str]:
@@ -240,9 +279,20 @@ def _unsearchable(path: Path) -> str | None:
 
 
 async def _run(
-    argv: list[str], *, cwd: str, max_lines: int, max_chars: int | None, time_limit: float
+    argv: list[str],
+    *,
+    cwd: str,
+    max_lines: int,
+    max_chars: int | None,
+    time_limit: float,
+    keep: Callable[[str], str | None],
+    separator: bytes,
 ) -> _Run:
-    """Run rg and read its lines; stops it once enough is read or the time is up."""
+    """Run rg and read its records; stops once enough is read or the time is up.
+
+    `keep` turns a record into the line shown, or drops it (`None`); dropped records
+    count toward no limit.
+    """
     proc = await asyncio.create_subprocess_exec(
         *argv,
         cwd=cwd,
@@ -253,20 +303,12 @@ async def _run(
     )
     assert proc.stdout is not None and proc.stderr is not None
     run = _Run()
-    used = 0
     stderr_task = asyncio.create_task(_drain(proc.stderr, 8192))
     finished = False
     try:
         try:
             async with asyncio.timeout(time_limit):
-                while raw := await proc.stdout.readline():
-                    line = raw.decode("utf-8", errors="replace").rstrip("\n")
-                    used += len(line) + 1
-                    over = max_chars is not None and used > max_chars and run.lines
-                    if len(run.lines) >= max_lines or over:
-                        run.cut = True
-                        break
-                    run.lines.append(line)
+                await _collect(proc.stdout, run, keep, separator, max_lines, max_chars)
         except TimeoutError:
             run.timed_out = True
         finished = True
@@ -279,3 +321,30 @@ async def _run(
         run.code = await proc.wait()
         run.stderr = await stderr_task
     return run
+
+
+async def _collect(
+    stdout: asyncio.StreamReader,
+    run: _Run,
+    keep: Callable[[str], str | None],
+    separator: bytes,
+    max_lines: int,
+    max_chars: int | None,
+) -> None:
+    used = 0
+    while True:
+        try:
+            raw = await stdout.readuntil(separator)
+        except asyncio.IncompleteReadError as exc:
+            raw = exc.partial
+        if not raw:
+            return
+        line = keep(raw.decode("utf-8", errors="replace").removesuffix(separator.decode()))
+        if line is None:
+            continue
+        used += len(line) + 1
+        over = max_chars is not None and used > max_chars and run.lines
+        if len(run.lines) >= max_lines or over:
+            run.cut = True
+            return
+        run.lines.append(line)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tether.permission._shell_words import ShellWord, tilde_known_when_run
+from tether.shell._words import ShellWord, tilde_known_when_run
 
 __all__ = ["PathArgs", "path_args"]
 
@@ -71,15 +71,22 @@ def _positional(value: str, tilde: bool, paths: list[str], git: bool) -> bool:
 
 
 def path_args(words: tuple[ShellWord, ...], *, git: bool = False) -> PathArgs:
-    """Every argument (all words after the first) that might be a path the command uses."""
+    """Every argument (all words after the first) that might be a path the command uses.
+
+    A word starting with `-` may be a file as well: after `--`, and right after an option,
+    whose value it may be (`grep -f -k x` reads the file `-k`; GNU getopt hands the next
+    word to a value-taking option whatever it looks like). Such words are taken both ways.
+    """
     paths: list[str] = []
     weak: list[str] = []
     globs: list[str] = []
     unknown = False
     options_done = False
+    may_be_value = False  # the word before was an option that may take this one
     subcommand_pending = git  # `git status`: the subcommand is not a path
     for word in words[1:]:
         value = word.value
+        after_option, may_be_value = may_be_value, False
         if value is None:
             unknown = True
         elif word.glob:
@@ -87,16 +94,27 @@ def path_args(words: tuple[ShellWord, ...], *, git: bool = False) -> PathArgs:
                 unknown = True  # a glob Python's `glob` can't be trusted to expand alike
             else:
                 globs.append(word.pattern)
-        elif options_done or not value.startswith("-") or value == "-":
-            if subcommand_pending:
+        elif not value.startswith("-") or value == "-":
+            if subcommand_pending and not after_option:
                 subcommand_pending = False
             elif not _positional(value, word.tilde, paths, git):
                 unknown = True
         elif value == "--":
             options_done = True
-        elif value.startswith("--"):
-            if "=" in value:
-                _add(paths, _plain(value.split("=", 1)[1], False))
-        elif len(value) > 2:
-            _glued(value, paths, weak)
+        else:
+            if (options_done or after_option) and not _positional(value, word.tilde, paths, git):
+                unknown = True
+            may_be_value = _option_paths(value, paths, weak)
     return PathArgs(paths=tuple(paths), weak=tuple(weak), globs=tuple(globs), unknown=unknown)
+
+
+def _option_paths(value: str, paths: list[str], weak: list[str]) -> bool:
+    """Add the paths glued to an option; True if it may take the next word as its value."""
+    if value.startswith("--"):
+        if "=" in value:
+            _add(paths, _plain(value.split("=", 1)[1], False))
+            return False
+        return True
+    if len(value) > 2:
+        _glued(value, paths, weak)
+    return True

@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from tether.permission import analyze_command, is_read_only_command
+from tether.permission import is_read_only_command
+from tether.shell import analyze_command
 
 
 def _words(command: str) -> list[list[str | None]]:

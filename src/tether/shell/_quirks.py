@@ -1,6 +1,6 @@
 r"""Where the tree-sitter bash grammar reads a command unlike bash does.
 
-Each function here finds one such place, so the walker (`_shell_parse`) can read the
+Each function here finds one such place, so the walker (`_parse`) can read the
 command as bash does or, where that is not certain, ask. Found by running the same
 commands through bash: words after a redirect (`cat 2>/dev/null x`), a line starting with
 a backslash (`ls<newline>\rm x` became one command), `r\<newline>m` (one word to bash),
@@ -13,10 +13,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tether.permission._shell_words import ShellWord, tilde_known_when_run
+from tether.shell._words import ShellWord, tilde_known_when_run
 
 __all__ = [
     "ESCAPED_BLANK",
+    "FOREIGN_BLANK",
+    "FOREIGN_BLANKS",
     "JOINED",
     "SKIPPED",
     "SPLIT",
@@ -46,6 +48,14 @@ _WORD_ENDS = frozenset(b" \t\n;&|()<>")
 _REDIRECT_OWNERS = frozenset({"pipeline", "list", "negated_command"})
 
 SPLIT = "the parser splits words unlike bash"
+FOREIGN_BLANKS = re.compile("[\r\v\f]")
+r"""Bytes the grammar takes for blanks and bash does not: `ls<CR>rm` is one word to bash.
+
+Found by parsing `ls<c>rm` for every ASCII byte and the Unicode spaces: only these three
+split. A command holding one asks wherever it is (quoted ones too: the grammar's idea of
+quoting is what is in doubt, and a real command rarely needs one).
+"""
+FOREIGN_BLANK = "it contains a carriage return, vertical tab or form feed (bash reads words there unlike the parser)"
 SKIPPED = "the parser skipped part of the command"
 
 

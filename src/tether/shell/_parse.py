@@ -11,13 +11,12 @@ from __future__ import annotations
 import itertools
 import re
 import threading
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from tether.permission import _shell_quirks as quirks
-from tether.permission._shell_args import PathArgs, path_args
-from tether.permission._shell_commands import (
+from tether.shell import _quirks as quirks
+from tether.shell._args import path_args
+from tether.shell._commands import (
     command_name,
     is_read_only_words,
     knowledge_problems,
@@ -26,7 +25,9 @@ from tether.permission._shell_commands import (
     skip_transparent,
     suggest_for,
 )
-from tether.permission._shell_words import ShellWord, decode_word
+from tether.shell._model import ShellAnalysis, ShellCommand, ShellRedirect
+from tether.shell._walkers import walk_of
+from tether.shell._words import ShellWord, decode_word
 
 __all__ = [
     "MAX_COMMAND_LENGTH",
@@ -57,76 +58,6 @@ _SAFE_ENV = frozenset({"LANG", "LANGUAGE", "TZ", "NO_COLOR", "FORCE_COLOR", "TER
 _EXPANSION_OK = re.compile(
     r"\$\{#?[A-Za-z_][A-Za-z0-9_]*(?:(?::?[-=+?]|#{1,2}|%{1,2})[^`$@\[!{}]*)?\}"
 )
-
-
-@dataclass(frozen=True, slots=True)
-class ShellRedirect:
-    """A redirect that opens a file."""
-
-    operator: str
-    """`>`, `>>`, `<`, `&>`, ..."""
-    target: ShellWord
-    """The file, as a word."""
-    access: Literal["read", "write", "readwrite"]
-    """What the redirect does to the file."""
-
-
-@dataclass(frozen=True, slots=True)
-class ShellCommand:
-    """One simple command of a (possibly compound) shell command."""
-
-    text: str
-    """The command as written."""
-    words: tuple[ShellWord, ...]
-    """Its words, the command name first (after `time`/`nohup`/`command` wrappers)."""
-    assignments: tuple[str, ...]
-    """Names of `NAME=value` prefixes."""
-    problems: tuple[str, ...]
-    """Why it can never be allowed without asking (wrapper, interpreter given code, ...)."""
-    nested: bool
-    """True if it runs inside a substitution or a `bash -c`/`eval` string."""
-    read_only: bool
-    """True if it is on the read-only list as called (its file arguments still need checks)."""
-    reads_paths: bool
-    """True if its arguments may name files it reads."""
-    suggestion: str | None
-    """The narrowest `Bash(...)` specifier that would allow it, if any."""
-    all_words: tuple[ShellWord, ...] = ()
-    """Every word, wrappers included (deny rules look through wrappers)."""
-    args: PathArgs = PathArgs()
-    """The arguments that may name files."""
-
-    @property
-    def name(self) -> str | None:
-        """The command it runs, without directory; `None` if computed at run time."""
-        if not self.words or self.words[0].value is None:
-            return None
-        return command_name(self.words[0].value)
-
-    @property
-    def values(self) -> list[str | None]:
-        """The word values; `None` for a word that expands at run time."""
-        return [w.value if w.static else None for w in self.words]
-
-
-@dataclass(frozen=True, slots=True)
-class ShellAnalysis:
-    """The parsed form of a shell command, cached per command string."""
-
-    command: str
-    """The command analysed."""
-    commands: tuple[ShellCommand, ...]
-    """Every simple command, in source order, nested ones included."""
-    redirects: tuple[ShellRedirect, ...]
-    """Every redirect to or from a file."""
-    problems: tuple[str, ...]
-    """Whole-command reasons to ask: parse errors, substitutions, functions, ..."""
-    cd_targets: tuple[str | None, ...]
-    """Targets of `cd`/`pushd` in source order (`None` if unknown, `~` for none given)."""
-    parse_error: bool = False
-    """True if the grammar could not parse the command."""
-    heredocs: tuple[str, ...] = ()
-    """Here-document bodies (deny rules look into them: they may be code fed to a shell)."""
 
 
 _parser_lock = threading.Lock()
@@ -389,16 +320,16 @@ class _Walker:
                 suggestion=suggestion,
                 all_words=tuple(words),
                 args=path_args(tuple(words[start:]), git=name == "git"),
+                walk=walk_of(name, effective) if read_only else None,
             )
         )
         self.nested_code(name, effective)
 
     def add_cd(self, args: list[ShellWord], in_loop: bool) -> None:
-        targets = [w for w in args if not (w.value and w.value.startswith("-") and w.value != "-")]
-        if not targets:
-            self.cd_targets.append("~")
+        word = _cd_target(args)
+        if word is None or isinstance(word, str):
+            self.cd_targets.append(word)  # unknown, or `~` when no directory is given
             return
-        word = targets[0]
         value = word.value if word.static and word.value != "-" else None
         if value is not None and not word.tilde and value.startswith("~"):
             value = "./" + value
@@ -434,6 +365,33 @@ _WORDISH = frozenset(
 )
 
 
+_CD_OPTIONS = re.compile(r"-[LPe@]+")
+_NO_TARGET = "~"
+
+
+def _cd_target(args: list[ShellWord]) -> ShellWord | str | None:
+    """The word `cd`/`pushd` takes as its directory; `~` for none, `None` if unknown.
+
+    Only `-L`, `-P`, `-e` and `-@` are options; after `--` the next word is the directory
+    (`cd -- -x`); any other word starting with `-` or `+` (`-Q`, `pushd +1`) leaves it unknown.
+    """
+    for index, word in enumerate(args):
+        value = word.value
+        rest = args[index + 1 :]
+        if value == "--" and word.static:
+            return _only(rest) if rest else _NO_TARGET
+        if value is None or not word.static or value == "-" or not value.startswith(("-", "+")):
+            return _only([word, *rest])
+        if not _CD_OPTIONS.fullmatch(value):
+            return None
+    return _NO_TARGET
+
+
+def _only(operands: list[ShellWord]) -> ShellWord | None:
+    """The one operand of `cd`; more are unknown (bash 5 fails, zsh substitutes)."""
+    return operands[0] if len(operands) == 1 else None
+
+
 def _as_nested(command: ShellCommand) -> ShellCommand:
     return ShellCommand(
         text=command.text,
@@ -446,6 +404,7 @@ def _as_nested(command: ShellCommand) -> ShellCommand:
         suggestion=None,
         all_words=command.all_words,
         args=command.args,
+        walk=command.walk,
     )
 
 
@@ -471,6 +430,8 @@ def _analyze(command: str, depth: int) -> ShellAnalysis:
         problems.insert(0, "it does not parse as bash")
     if "\x00" in command:
         problems.insert(0, "it contains a NUL byte")
+    if quirks.FOREIGN_BLANKS.search(command):
+        problems.insert(0, quirks.FOREIGN_BLANK)
     return ShellAnalysis(
         command=command,
         commands=tuple(walker.commands),

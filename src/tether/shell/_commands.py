@@ -72,12 +72,16 @@ _READ_ONLY: dict[str, ReadOnlySpec] = {
     # `tree -R` runs tree again in each directory with `-o 00Tree.html`; `file -C` writes
     # a compiled magic file.
     "tree": ReadOnlySpec(forbidden_short=frozenset("oR")),
-    "file": ReadOnlySpec(forbidden=frozenset({"--compile"}), forbidden_short=frozenset("C")),
+    # `file -f F`, `wc/du --files0-from=F` read the names of the files to look at from F.
+    "file": ReadOnlySpec(
+        forbidden=frozenset({"--compile", "--files-from"}), forbidden_short=frozenset("Cf")
+    ),
+    **dict.fromkeys(("wc", "du"), ReadOnlySpec(forbidden=frozenset({"--files0-from"}))),
     "date": ReadOnlySpec(forbidden=frozenset({"--set"}), forbidden_short=frozenset("s")),
     "find": ReadOnlySpec(
         forbidden=frozenset(
             {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf"}
-            | {"-fls"}
+            | {"-fls", "-files0-from"}
         )
     ),
     "fd": ReadOnlySpec(
@@ -293,10 +297,15 @@ def _option_forms(options: frozenset[str]) -> tuple[frozenset[str], frozenset[st
 
 
 def _forbidden_option(args: list[str | None], spec: ReadOnlySpec) -> bool:
+    """Whether any word may be read as a forbidden option by the program.
+
+    Every word is scanned, `--` included: `find` honours `--` only before its start points
+    (its expression runs to the end), and with GNU getopt a value-taking option swallows
+    the `--` after it (`sort -T -- -o out`). A word computed at run time (`None`) is
+    judged where it is known: a glob's matches when deciding, an expansion never allowed.
+    """
     for arg in args:
-        if arg is None or arg == "--":
-            break
-        if not arg.startswith("-") or arg == "-":
+        if arg is None or not arg.startswith("-") or arg in ("-", "--"):
             continue
         if arg.startswith("--") and _option_hit(arg, spec.forbidden):
             return True  # also abbreviated: `sort --o=x`
@@ -305,6 +314,17 @@ def _forbidden_option(args: list[str | None], spec: ReadOnlySpec) -> bool:
         if not arg.startswith("--") and any(c in spec.forbidden_short for c in arg[1:]):
             return True
     return False
+
+
+def _operand_count(args: list[str | None]) -> int:
+    """At least as many operands as the program sees.
+
+    `-` (standard input) counts, and after the first `--` every word does (it may end the
+    options, or be an option's value).
+    """
+    end = args.index("--") if "--" in args else len(args)
+    before = [a for a in args[:end] if a is None or a == "-" or not a.startswith("-")]
+    return len(before) + len(args[end + 1 :])
 
 
 def is_read_only_words(words: list[str]) -> bool:
@@ -318,12 +338,8 @@ def is_read_only_words(words: list[str]) -> bool:
         return False
     if _forbidden_option(args, spec):
         return False
-    if spec.max_positionals is not None:
-        # After `--` every word is an operand: `uniq in -- -out` writes `-out`.
-        end = args.index("--") if "--" in args else len(args)
-        before = [a for a in args[:end] if a is not None and not a.startswith("-")]
-        if len(before) + len(args[end + 1 :]) > spec.max_positionals:
-            return False
+    if spec.max_positionals is not None and _operand_count(args) > spec.max_positionals:
+        return False  # `uniq in -- -out` and `uniq - out` write a file
     return True
 
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import glob
 import os
 from fnmatch import fnmatchcase
+from functools import lru_cache
 
-from tether.permission._resolve import cached_normpath
-from tether.permission._shell_parse import ShellAnalysis
+from tether.shell._parse import ShellAnalysis
 
 __all__ = ["expand_glob", "possible_dirs"]
 
 _MAX_DIRS = 16
+cached_normpath = lru_cache(maxsize=4096)(os.path.normpath)  # pure string work
 _MAX_GLOB_MATCHES = 500
 
 

@@ -1,0 +1,294 @@
+"""Whether a repository's own config makes a read-only git command run a program.
+
+`git status` in a work dir whose `.git/config` sets `core.fsmonitor` runs that program;
+`core.pager`, `diff.*.textconv`, `filter.*.process` and many more do the same. The repo
+config is read at decision time (cached by each file's identity and size): the local
+config, the worktree config and every file they `include` (whatever the `includeIf`
+condition), plus the hooks an index refresh runs.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+import stat
+from dataclasses import dataclass
+from typing import Literal
+
+from tether.shell._git_syntax import config_entries
+
+__all__ = ["git_config_problem"]
+
+# Keys (lower-case, `section.subsection.name`) whose value is a program git may run, or a
+# place that changes what git reads or runs. Matched with fnmatch.
+_PROGRAM_KEYS = (
+    "core.fsmonitor*",
+    "core.pager",
+    "core.editor",
+    "core.sshcommand",
+    "core.hookspath",
+    "core.askpass",
+    "core.gitproxy",
+    "core.alternaterefscommand",
+    "core.worktree",
+    "diff.external",
+    "diff.tool",
+    "diff.guitool",
+    "diff.*.command",
+    "diff.*.textconv",
+    "merge.tool",
+    "merge.guitool",
+    "merge.*.driver",
+    "filter.*",
+    "pager.*",
+    "alias.*",
+    "credential.*",
+    "gpg.program",
+    "gpg.*.program",
+    "gpg.ssh.defaultkeycommand",
+    "sequence.editor",
+    "uploadpack.packobjectshook",
+    "ssh.variant",
+    "interactive.difffilter",
+    "difftool.*",
+    "mergetool.*",
+    "browser.*",
+    "web.browser",
+    "man.*",
+    "imap.tunnel",
+    "instaweb.*",
+    "sendemail.*",
+    "trailer.*",
+    "hook.*",
+    "guitool.*",
+    "remote.*.uploadpack",
+    "remote.*.receivepack",
+    "remote.*.vcs",
+    "submodule.*.update",
+    "protocol.*",
+    "url.*",
+)
+_INCLUDE_KEYS = ("include.path", "includeif.*.path")
+_MAX_INCLUDES = 10
+_INDEX_HOOKS = ("post-index-change", "reference-transaction")
+"""Hooks a read-only command may run: `git status` refreshes (writes) the index."""
+
+_PROGRAM_RE = re.compile("|".join(fnmatch.translate(p) for p in _PROGRAM_KEYS))
+_INCLUDE_RE = re.compile("|".join(fnmatch.translate(p) for p in _INCLUDE_KEYS))
+
+
+@dataclass(frozen=True, slots=True)
+class _Parsed:
+    """What one config file says, without following its includes."""
+
+    problem: str | None
+    """A key that runs a program, or why the file can't be read."""
+    includes: tuple[str, ...] = ()
+    """The files it includes, as written (`~` and relative paths unresolved)."""
+    worktree_config: bool = False
+    """True if it sets `extensions.worktreeConfig` (git then reads `config.worktree`)."""
+
+
+_ABSENT = _Parsed(None)
+_cache: dict[str, tuple[tuple[int, int, int, int], _Parsed]] = {}
+
+
+def _parse_file(path: str, text: str) -> _Parsed:
+    entries = config_entries(text)
+    if entries is None:
+        return _Parsed(f"git would reject the config {path}, so tether cannot tell what it sets")
+    includes: list[str] = []
+    worktree = False
+    for key, value in entries:
+        if _PROGRAM_RE.match(key):
+            return _Parsed(f"the repository config {path} sets `{key}`, which can run a program")
+        if _INCLUDE_RE.match(key):
+            includes.append(value)
+        worktree = worktree or key == "extensions.worktreeconfig"
+    return _Parsed(None, tuple(includes), worktree)
+
+
+def _parsed(path: str) -> _Parsed:
+    """One config file, parsed; cached by the file's identity, size and mtime."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return _ABSENT
+    except (OSError, ValueError):
+        return _Parsed(f"git would read the config {path}, which tether cannot read")
+    signature = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    cached = _cache.get(path)
+    if cached is not None and cached[0] == signature:
+        return cached[1]
+    try:
+        with open(path, "rb") as f:
+            text = f.read(1 << 20).decode("utf-8", "surrogateescape")
+    except (OSError, ValueError):
+        return _Parsed(f"git would read the config {path}, which tether cannot read")
+    found = _parse_file(path, text)
+    if len(_cache) > 256:
+        _cache.clear()
+    _cache[path] = (signature, found)
+    return found
+
+
+def _config_problem(path: str, depth: int = 0) -> tuple[str | None, bool]:
+    """The problem of a config file and its includes, and whether one enables config.worktree."""
+    parsed = _parsed(path)
+    if parsed.problem is not None:
+        return parsed.problem, False
+    worktree = parsed.worktree_config
+    for value in parsed.includes:
+        if depth >= _MAX_INCLUDES:
+            return f"the repository config {path} includes too deeply", False
+        included = os.path.expanduser(value)
+        if not os.path.isabs(included):
+            included = os.path.join(os.path.dirname(path), included)
+        problem, more = _config_problem(included, depth + 1)
+        if problem is not None:
+            return problem, False
+        worktree = worktree or more
+    return None, worktree
+
+
+def _is_git_dir(path: str) -> bool:
+    try:
+        if not stat.S_ISREG(os.stat(os.path.join(path, "HEAD")).st_mode):
+            return False
+    except (OSError, ValueError):
+        return False
+    return os.path.isdir(os.path.join(path, "objects")) and os.path.isdir(
+        os.path.join(path, "refs")
+    )
+
+
+def _git_dir(cwd: str) -> tuple[str, os.stat_result | None] | None | bool:
+    """The git dir git finds from `cwd`, and its `stat` when known.
+
+    `None` if there is none; False if it can't be told.
+    """
+    current = os.path.abspath(cwd)
+    while True:
+        dot_git = os.path.join(current, ".git")
+        try:
+            st: os.stat_result | None = os.stat(dot_git)
+        except (OSError, ValueError):
+            st = None
+        if st is not None and stat.S_ISDIR(st.st_mode):
+            return dot_git, st
+        if st is not None and stat.S_ISREG(st.st_mode):
+            found = _gitdir_file(current, dot_git)
+            return found if found is False else (found, None)
+        if _is_git_dir(current):
+            return current, None  # a bare repository (or a git dir) as the cwd or above it
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def _gitdir_file(where: str, dot_git: str) -> str | Literal[False]:
+    """The git dir a `.git` file (`gitdir: ...`) names; False if it can't be read."""
+    try:
+        with open(dot_git, encoding="utf-8", errors="replace") as f:
+            line = f.readline(4096).strip()
+    except OSError:
+        return False
+    if not line.startswith("gitdir:"):
+        return False
+    return os.path.normpath(os.path.join(where, line.removeprefix("gitdir:").strip()))
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """Where git reads a repository's config and hooks from, for one git dir."""
+
+    config: str
+    worktree_config: str
+    hooks: tuple[str, ...]
+
+
+_layouts: dict[str, tuple[tuple[int, int, int], _Layout]] = {}
+_hooks: dict[str, tuple[tuple[int, int, int], str | None]] = {}
+
+
+def _common_dir(git_dir: str) -> tuple[str, bool]:
+    """The common dir of a git dir, and whether a `commondir` file named it."""
+    path = os.path.join(git_dir, "commondir")
+    if not os.path.lexists(path):
+        return git_dir, False  # the common case: no linked worktree
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            target = f.readline(4096).strip()
+    except OSError:
+        return git_dir, True
+    return (os.path.normpath(os.path.join(git_dir, target)) if target else git_dir), True
+
+
+def _layout(git_dir: str, st: os.stat_result | None) -> _Layout:
+    """The layout of `git_dir`, cached while the directory itself is unchanged.
+
+    A `commondir` file added or removed changes the directory's mtime; one that exists is
+    read every time (its content may change without touching the directory).
+    """
+    key = (st.st_dev, st.st_ino, st.st_mtime_ns) if st is not None else None
+    cached = _layouts.get(git_dir)
+    if key is not None and cached is not None and cached[0] == key:
+        return cached[1]
+    common, linked = _common_dir(git_dir)
+    layout = _Layout(
+        config=os.path.join(common, "config"),
+        worktree_config=os.path.join(git_dir, "config.worktree"),
+        hooks=tuple(dict.fromkeys((os.path.join(common, "hooks"), os.path.join(git_dir, "hooks")))),
+    )
+    if key is not None and not linked:
+        if len(_layouts) > 256:
+            _layouts.clear()
+        _layouts[git_dir] = (key, layout)
+    return layout
+
+
+def _index_hook(hooks: str) -> str | None:
+    """The index hook in a hooks dir, if any.
+
+    Cached by the directory's identity and mtime: adding, removing or renaming a hook
+    changes it.
+    """
+    try:
+        st = os.stat(hooks)
+    except (OSError, ValueError):
+        return None
+    key = (st.st_dev, st.st_ino, st.st_mtime_ns)
+    cached = _hooks.get(hooks)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    found = next((h for h in _INDEX_HOOKS if os.path.lexists(os.path.join(hooks, h))), None)
+    if len(_hooks) > 256:
+        _hooks.clear()
+    _hooks[hooks] = (key, found)
+    return found
+
+
+def git_config_problem(cwd: str) -> str | None:
+    """Why a read-only git command run in `cwd` may run a program the repo chose, or `None`.
+
+    Args:
+        cwd: The directory git runs in.
+    """
+    found = _git_dir(cwd)
+    if found is None:
+        return None
+    if found is False or found is True:
+        return "git may find a repository here that tether cannot read"
+    layout = _layout(*found)
+    problem, worktree = _config_problem(layout.config)
+    if problem is None and worktree:
+        problem = _config_problem(layout.worktree_config)[0]
+    if problem is not None:
+        return problem
+    for hooks in layout.hooks:
+        hook = _index_hook(hooks)
+        if hook is not None:
+            return f"the repository has a `{hook}` hook, which git status may run"
+    return None
