@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from pydantic import TypeAdapter
 
 from tether.event._events import RequireExternalExecutionEvent, RequireUserConfirmEvent
@@ -11,7 +13,12 @@ __all__ = ["PauseEvent", "pause_events_of"]
 
 PauseEvent = RequireUserConfirmEvent | RequireExternalExecutionEvent
 """What a paused reply waits for."""
-_PAUSES: TypeAdapter[list[PauseEvent]] = TypeAdapter(list[PauseEvent])
+
+
+@cache
+def _pauses() -> TypeAdapter[list[PauseEvent]]:
+    """Built on first use: building it at import costs `import tether` tens of ms."""
+    return TypeAdapter(list[PauseEvent])
 
 
 def pause_events_of(msg: Msg) -> list[PauseEvent]:
@@ -21,4 +28,4 @@ def pause_events_of(msg: Msg) -> list[PauseEvent]:
     `metadata["pause_events"]` as JSON (so they survive saving the message); this turns
     them back into `RequireUserConfirmEvent` / `RequireExternalExecutionEvent`.
     """
-    return _PAUSES.validate_python(msg.metadata.get("pause_events", []))
+    return _pauses().validate_python(msg.metadata.get("pause_events", []))

@@ -15,7 +15,7 @@ class PendingReply(BaseModel):
     Every call is a copy: changing it changes nothing in the state.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     reply_id: str
     """The id of the reply in progress (the `reply_id` a resume event must carry)."""
