@@ -135,7 +135,7 @@ KEYS = {
 SEED_IDS = ("user_123", "agent_456", "session_789")
 
 
-TESTED_ELSEWHERE = {"worker_checkpoint.py"}
+TESTED_ELSEWHERE = {"worker_checkpoint.py", "otel/otlp_tracing.py"}
 """Examples whose own tests run them (they need the setup those tests make)."""
 
 

@@ -24,6 +24,7 @@ PAGES = {  # package → its reference page (docs/reference/<page>.md)
     "tether.tool": "tool",
     "tether.tool.builtin": "tool-builtin",
     "tether.permission": "permission",
+    "tether.shell": "shell",
     "tether.context": "context",
     "tether.plugin": "plugin",
     "tether.mcp": "mcp",

@@ -63,16 +63,17 @@ class Session:
 
 
 def require_bwrap() -> None:
-    """Skip (with the reason) unless bubblewrap can run here; with `TETHER_REQUIRE_BWRAP=1`
-    a missing bubblewrap fails the test instead."""
+    """Skip (with the reason) unless bubblewrap can run here.
+
+    With `TETHER_REQUIRE_BWRAP=1` the suite's own hook (`tests/conftest.py`) turns a skip
+    that blames bubblewrap into a failure.
+    """
     from tether.errors import SandboxUnavailableError
     from tether.tool.builtin import BubblewrapSandbox
 
     try:
         BubblewrapSandbox()
     except SandboxUnavailableError as exc:
-        if os.environ.get("TETHER_REQUIRE_BWRAP") == "1":
-            pytest.fail(f"TETHER_REQUIRE_BWRAP=1 but bubblewrap cannot run here: {exc}")
         pytest.skip(f"bubblewrap cannot run here: {exc}")
 
 

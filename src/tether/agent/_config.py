@@ -55,6 +55,12 @@ class ModelConfig:
             raise ConfigError(
                 f"ModelConfig(max_retries=...) must be a whole number, got {self.max_retries!r}"
             )
+        if isinstance(self.fallback_model, str):
+            raise ConfigError(
+                f"ModelConfig(fallback_model=...) takes a model object, not "
+                f"{self.fallback_model!r}; build one with "
+                f"`tether.model.from_string({self.fallback_model!r})`"
+            )
         if self.fallback_model is not None and not isinstance(self.fallback_model, ChatModelBase):
             raise ConfigError(
                 "ModelConfig(fallback_model=...) must be a ChatModelBase such as "
