@@ -18,7 +18,9 @@ from urllib.parse import urlsplit
 
 import yaml
 
-FIXTURES = Path("/work/shared/fixtures/providers")
+_BESIDE = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "providers"
+FIXTURES = _BESIDE if _BESIDE.is_dir() else Path("/work/shared/fixtures/providers")
+"""The recorded provider streams: in the `shared/` folder beside the repository."""
 _SKIP_HEADERS = {"content-length", "transfer-encoding", "content-encoding", "connection"}
 
 
