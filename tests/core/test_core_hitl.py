@@ -118,6 +118,21 @@ async def test_rejection_gives_the_model_a_denied_result() -> None:
     assert denied.state is ToolResultState.DENIED and "rejected" in denied.output
 
 
+async def test_rejection_reason_reaches_the_model() -> None:
+    model = ScriptedChatModel(
+        [AssistantMsg("a", [call("delete", {"path": "a.txt"}, id="c1")]), AssistantMsg("a", "ok")]
+    )
+    agent = Agent(name="bot", system_prompt="p", model=model, toolkit=make_tools([]))
+    pause = (await stream(agent, UserMsg("user", "x")))[-1]
+    answer = ConfirmResult(
+        confirmed=False, tool_call=pause.tool_calls[0], reason="that file is my thesis"
+    )
+    await agent.reply(UserConfirmResultEvent(reply_id=pause.reply_id, confirm_results=[answer]))
+    denied = model.calls[1].messages[-1].tool_results[0]
+    assert denied.state is ToolResultState.DENIED
+    assert "rejected" in denied.output and "that file is my thesis" in denied.output
+
+
 async def test_rejection_can_end_the_reply() -> None:
     model = ScriptedChatModel([AssistantMsg("a", [call("delete", {"path": "a"}, id="c1")])])
     agent = Agent(

@@ -240,7 +240,14 @@ def _settled_calls(
     asking = waiting_calls(state, ToolCallState.ASKING)
     text = "The user rejected this call. Do not retry it as is; ask or try another way."
     return [
-        (asking[a.tool_call.id], error_result(asking[a.tool_call.id], text, ToolResultState.DENIED))
+        (
+            asking[a.tool_call.id],
+            error_result(
+                asking[a.tool_call.id],
+                f"{text} Their reason: {a.reason}" if a.reason else text,
+                ToolResultState.DENIED,
+            ),
+        )
         for a in event.confirm_results
         if not a.confirmed
     ]

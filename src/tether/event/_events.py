@@ -288,6 +288,8 @@ class ConfirmResult(BaseModel):
     """The call, possibly with edited `input`."""
     rules: list[PermissionRule] = Field(default_factory=list)
     """Rules to remember, so matching calls run without asking from now on."""
+    reason: str | None = None
+    """Why the user rejected it; the model sees it in the denied result."""
 
     @model_validator(mode="after")
     def _encode_edited_input(self) -> ConfirmResult:

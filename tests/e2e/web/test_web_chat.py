@@ -103,7 +103,7 @@ def test_notices_usage_and_plugin_badges(ui: UI, server: Server) -> None:
     retry = conversation(page).get_by_role("note").filter(has_text="retrying")
     expect(retry).to_contain_text("scripted network blinked")
     expect(conversation(page)).to_contain_text("That is all.")
-    expect(page.locator("#context-label")).to_have_text("1.2k tokens")
+    expect(page.locator("#context-label")).to_have_text("1.2k / 32k tokens")
     send(page, "wake the notes plugin")
     expect(conversation(page)).to_contain_text("Notes are awake.")
     expect(page.locator("#plugins")).to_have_text("note · 3 rounds left")

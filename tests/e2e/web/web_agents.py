@@ -150,6 +150,20 @@ SCRIPTS: dict[str, Callable[[int, list[ToolResultBlock], str], list[Any]]] = {
         if step == 0
         else _text(f"Understood: the call was {results[-1].state.value}, so I left it alone.")
     ),
+    "meter": lambda step, _, text: [
+        *_text("Measured."),
+        UsageDelta(ChatUsage(input_tokens=100 * len(text), output_tokens=10)),
+    ],
+    "with a reason": lambda step, results, text: (
+        _calls(0, ("Bash", '{"command": "rm -rf keepsake"}'))
+        if step == 0
+        else _text(f"The model was told: {results[-1].get_text()}")
+    ),
+    "mode switch": lambda step, results, text: (
+        _calls(0, ("Bash", '{"command": "mkdir -p moded"}'))
+        if step == 0
+        else _text(f"The mkdir call: {results[-1].state.value}.")
+    ),
     "deploy": lambda step, results, text: (
         _calls(0, ("deploy", '{"version": "2.0"}'))
         if step == 0

@@ -26,6 +26,7 @@ __all__ = [
     "ReplyStatus",
     "SessionCreate",
     "SessionList",
+    "SessionPatch",
     "SessionStatus",
     "SessionView",
 ]
@@ -52,6 +53,8 @@ class AgentInfo(_Body):
     """What it does (the first line of its system prompt unless it has a description)."""
     tools: list[str]
     """The names of its tools."""
+    context_length: int | None = None
+    """Its model's context window in tokens, when the model says."""
 
 
 class AgentList(_Body):
@@ -90,6 +93,15 @@ class SessionView(_Body):
     created_at: datetime
     updated_at: datetime
     metadata: dict[str, Any]
+    permission_mode: str
+    """How calls that no rule decides are treated (a `PermissionMode` value)."""
+
+
+class SessionPatch(_Body):
+    """`PATCH /v1/sessions/{id}`: change a session's settings."""
+
+    permission_mode: str = Field(min_length=1, max_length=50)
+    """The new permission mode: `default`, `accept_edits`, `explore`, `bypass` or `dont_ask`."""
 
 
 class SessionList(_Body):

@@ -93,4 +93,5 @@ def session_view(
         created_at=record.created_at,
         updated_at=record.updated_at,
         metadata=record.metadata,
+        permission_mode=state.permission_context.mode.value,
     )

@@ -13,11 +13,13 @@ from tether.app.server._bodies import (
     MessagePage,
     SessionCreate,
     SessionList,
+    SessionPatch,
     SessionView,
 )
 from tether.app.server._context import service_of, session_view
 from tether.app.storage import LogKey
-from tether.errors import ReplyInProgressError, SessionConflictError
+from tether.errors import InvalidInputError, ReplyInProgressError, SessionConflictError
+from tether.permission import PermissionMode
 
 __all__ = ["router"]
 
@@ -39,6 +41,7 @@ async def list_agents(request: Request) -> AgentList:
                 name=agent.name,
                 description=str(description).splitlines()[0] if description else "",
                 tools=sorted(agent.toolkit.tools),
+                context_length=getattr(agent.model, "context_length", None),
             )
         )
     return AgentList(agents=infos)
@@ -87,6 +90,36 @@ async def get_session(session_id: str, request: Request) -> SessionView:
     active = await service.runs.events.active(ref.key)
     record = await service.load(ref)
     return session_view(record, active, await service.runs.events.last_seq(ref.key))
+
+
+@router.patch("/sessions/{session_id}", response_model=SessionView)
+async def patch_session(session_id: str, body: SessionPatch, request: Request) -> SessionView:
+    """Change the session's permission mode (409 while a reply runs; nothing changes then)."""
+    service = service_of(request)
+    ref = await service.find(service.user(request), session_id)
+    modes = [m.value for m in PermissionMode]
+    if body.permission_mode not in modes:
+        raise InvalidInputError(
+            f"unknown permission mode {body.permission_mode!r}; use one of: {', '.join(modes)}"
+        )
+    events = service.runs.events
+    try:  # holding the lease, no reply starts while the mode changes
+        lease = await events.acquire(ref.key, service.runs.lease_ttl)
+    except ReplyInProgressError as exc:
+        raise ReplyInProgressError(
+            f"session {session_id!r} is running a reply; wait for it to end (or interrupt "
+            "it with `POST .../interrupt`) before changing its permission mode",
+            reply_id=exc.reply_id,
+        ) from None
+    try:
+        record = await service.load(ref)
+        record.state.permission_context.mode = PermissionMode(body.permission_mode)
+        await service.runs.storage.update_session_state(
+            *ref.ids, record.state, expected_version=record.version
+        )
+    finally:
+        await events.release(lease, mark_end=False)
+    return session_view(await service.load(ref), None, await events.last_seq(ref.key))
 
 
 @router.delete("/sessions/{session_id}", status_code=204)

@@ -1,7 +1,8 @@
 // The pending panel: what a paused reply waits for. Calls awaiting confirmation get
-// Allow once / Allow always (with the suggested rules as checkboxes) / Deny and an editable
-// input; external calls get a form to paste their result. Answers are the library's
-// resume events: UserConfirmResultEvent and ExternalExecutionResultEvent.
+// Allow once / Allow always (with the suggested rules as checkboxes) / Deny (with an optional
+// reason the model sees) and an editable input; external calls get a form to paste their
+// result. Answers are the library's resume events: UserConfirmResultEvent and
+// ExternalExecutionResultEvent.
 
 import { argumentsElement } from "./toolcard.js";
 
@@ -52,12 +53,13 @@ export class PendingPanel {
     if (!anyRules) always.title = "No rule was suggested for these calls";
     const deny = el("button", { type: "button", className: "deny", textContent: "Deny" });
     const buttons = [once, always, deny];
-    const answer = (mode) => this.answerConfirm(ev, rows, mode, buttons, error);
+    const reason = el("input", { type: "text", className: "deny-reason", maxLength: 2000, placeholder: "Tell the agent why (optional)" });
+    const answer = (mode) => this.answerConfirm(ev, rows, mode, buttons, error, reason.value.trim());
     once.onclick = () => answer("once");
     always.onclick = () => answer("always");
     deny.onclick = () => answer("deny");
     const heading = ev.tool_calls.length > 1 ? `${ev.tool_calls.length} calls need your confirmation` : "A call needs your confirmation";
-    const form = el("section", { className: "pending-box" }, el("h2", { textContent: heading }), ...rows.map((r) => r.box), error, el("div", { className: "actions" }, ...buttons));
+    const form = el("section", { className: "pending-box" }, el("h2", { textContent: heading }), ...rows.map((r) => r.box), error, el("label", { className: "field" }, "Reason for denying (optional)", reason), el("div", { className: "actions" }, ...buttons));
     form.setAttribute("aria-label", "Confirmation");
     this.root.append(form);
     this.root.hidden = false;
@@ -81,7 +83,7 @@ export class PendingPanel {
     return { call, box, include, input, rules };
   }
 
-  async answerConfirm(ev, rows, mode, buttons, error) {
+  async answerConfirm(ev, rows, mode, buttons, error, reason) {
     error.textContent = "";
     const results = [];
     for (const row of rows) {
@@ -95,7 +97,9 @@ export class PendingPanel {
         }
       }
       const rules = confirmed && mode === "always" ? row.rules.filter((r) => r.box.checked).map((r) => r.rule) : [];
-      results.push({ confirmed, tool_call: { ...row.call, input }, rules });
+      const answer = { confirmed, tool_call: { ...row.call, input }, rules };
+      if (!confirmed && reason) answer.reason = reason;
+      results.push(answer);
     }
     await this.send({ type: "user_confirm_result", reply_id: ev.reply_id, confirm_results: results }, buttons, error);
   }

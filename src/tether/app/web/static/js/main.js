@@ -6,6 +6,7 @@ import { KeyPrompt } from "./auth.js";
 import { PendingPanel } from "./confirm.js";
 import { Conversation, firstTokenTimings } from "./conversation.js";
 import { badgeText, fetchAgents, fetchSessions, renderAgents, renderSessions } from "./sessions.js";
+import { ModeSelect } from "./mode.js";
 import { Follower, statusAfter } from "./stream.js";
 import { Status } from "./status.js";
 
@@ -27,6 +28,7 @@ class App {
     });
     this.pending = new PendingPanel($("pending"), (event) => this.resume(event));
     this.bar = new Status();
+    this.mode = new ModeSelect($("permission-mode"), (fn) => this.guard(fn));
   }
 
   async start() {
@@ -160,6 +162,7 @@ class App {
     this.follower?.close();
     this.follower = null;
     this.sessionId = null;
+    this.mode.show(null);
     this.conversation.clear();
     this.pending.clear();
     const p = document.createElement("p");
@@ -227,6 +230,7 @@ class App {
       if (this.sessionId === id) this.setLoading(false);
     }
     if (this.sessionId !== id) return;
+    this.mode.show(id, session.permission_mode);
     this.conversation.showMessages(page.messages || []);
     this.showEarlier(id, page.next_before);
     this.follower = this.newFollower(id);
