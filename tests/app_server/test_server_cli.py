@@ -83,3 +83,33 @@ def test_keys_from_the_environment_never_reach_the_logs(tmp_path):
     finally:
         server.stop()
     assert key not in server.log_path.read_text()
+
+
+_HIDE_SERVER_EXTRA = """
+import sys
+from importlib.abc import MetaPathFinder
+
+class Hide(MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("uvicorn", "fastapi", "sse_starlette"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+sys.meta_path.insert(0, Hide())
+from tether.cli import main
+sys.exit(main(["serve"]))
+"""
+
+
+def test_serve_without_the_server_extra_says_what_to_install(tmp_path):
+    out = subprocess.run(
+        [sys.executable, "-c", _HIDE_SERVER_EXTRA],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 1
+    assert "Traceback" not in out.stderr
+    assert "pip install 'tether[server]'" in out.stderr
+    assert not (tmp_path / ".tether").exists()  # nothing was created before the refusal

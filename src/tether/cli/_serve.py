@@ -43,10 +43,14 @@ def _fail(message: str) -> int:
 
 def run_serve(args: argparse.Namespace) -> int:
     """Check the options, say how the service runs, and run uvicorn."""
-    import uvicorn
+    from tether.errors import ConfigError, MissingDependencyError
 
-    from tether.app.server import keys_from_env, keys_from_file
-    from tether.errors import ConfigError
+    try:
+        import uvicorn
+
+        from tether.app.server import keys_from_env, keys_from_file
+    except ModuleNotFoundError as exc:  # the `server` extra is not installed
+        raise MissingDependencyError(exc.name or "fastapi", "server", "`tether serve`") from None
 
     is_redis = args.storage.startswith(("redis://", "rediss://"))
     if args.workers < 1:
