@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tether.errors import ConfigError
 
@@ -18,6 +18,10 @@ __all__ = ["SettingsModel", "describe"]
 
 class SettingsModel(BaseModel):
     """A pydantic model whose construction raises `ConfigError` naming the bad argument."""
+
+    # Built on first use: a schema built at import loads pydantic's plugin machinery
+    # (importlib.metadata, email), about 25 ms of `import tether`.
+    model_config = ConfigDict(defer_build=True)
 
     def __init__(self, **data: Any) -> None:
         try:
