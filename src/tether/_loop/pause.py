@@ -17,6 +17,7 @@ from tether.event import (
     ExternalExecutionResultEvent,
     RequireExternalExecutionEvent,
     RequireUserConfirmEvent,
+    ResumeEvent,
     ToolCallEndEvent,
     ToolResultEndEvent,
     UserConfirmResultEvent,
@@ -36,7 +37,6 @@ from tether.state import AgentState
 from tether.tool import ArgumentError, ToolBase, error_result
 
 __all__ = [
-    "ResumeEvent",
     "apply_resume",
     "is_paused",
     "pause_events",
@@ -55,9 +55,6 @@ _FINAL_STATES = (
     ToolResultState.DENIED,
     ToolResultState.INTERRUPTED,
 )
-
-ResumeEvent = UserConfirmResultEvent | ExternalExecutionResultEvent | UserInterruptEvent
-"""What the caller sends to resume (or abort) the paused reply."""
 
 
 def is_paused(state: AgentState) -> bool:

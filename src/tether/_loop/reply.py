@@ -9,11 +9,11 @@ from pydantic import BaseModel
 
 from tether._ids import new_id
 from tether._loop.batch import Commit, interrupt_unfinished
-from tether._loop.pause import ResumeEvent, apply_resume, is_paused, validate_resume
+from tether._loop.pause import apply_resume, is_paused, validate_resume
 from tether._loop.results import STRUCTURED_TOOL, UNKNOWN_OUTCOME
 from tether._loop.run import Run
 from tether.errors import NothingToResumeError, ResumeError
-from tether.event import AgentEvent, ReplyStartEvent
+from tether.event import AgentEvent, ReplyStartEvent, ResumeEvent
 from tether.message import (
     AssistantMsg,
     ChatUsage,

@@ -9,14 +9,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from tether._loop.drive import run_reply, stream_reply
-from tether._loop.pause import ResumeEvent
 from tether._loop.reasoning import compress_now
 from tether._loop.reply import observe_messages
 from tether._loop.structured import reply_view
 from tether.agent._config import ModelConfig, ReActConfig
 from tether.agent._validate import check_agent_args
 from tether.context import ContextConfig, Offloader
-from tether.event import AgentEvent
+from tether.event import AgentEvent, ResumeEvent
 from tether.message import Msg
 from tether.middleware import MiddlewareBase
 from tether.model import ChatModelBase

@@ -56,6 +56,7 @@ __all__ = [
     "ReplyStartEvent",
     "RequireExternalExecutionEvent",
     "RequireUserConfirmEvent",
+    "ResumeEvent",
     "TextBlockDeltaEvent",
     "TextBlockEndEvent",
     "TextBlockStartEvent",
@@ -322,6 +323,10 @@ class UserInterruptEvent(EventBase):
     """Abort the paused reply: pending calls end as interrupted."""
 
     type: Literal[EventType.USER_INTERRUPT] = EventType.USER_INTERRUPT
+
+
+ResumeEvent = UserConfirmResultEvent | ExternalExecutionResultEvent | UserInterruptEvent
+"""What the caller sends to resume (or abort) a paused reply."""
 
 
 class ModelRetryEvent(EventBase):

@@ -15,11 +15,7 @@ from tether.message import Msg, ToolCallBlock
 if TYPE_CHECKING:
     from tether.agent import Agent
     from tether.context import ContextConfig
-    from tether.event import (
-        ExternalExecutionResultEvent,
-        UserConfirmResultEvent,
-        UserInterruptEvent,
-    )
+    from tether.event import ResumeEvent
     from tether.model import ChatModelBase, ChatRequest
     from tether.state import AgentState
     from tether.tool import ToolBase
@@ -43,14 +39,7 @@ class ReplyCall:
     """The `Agent`."""
     state: AgentState
     """The session's `AgentState`."""
-    inputs: (
-        Msg
-        | list[Msg]
-        | UserConfirmResultEvent
-        | ExternalExecutionResultEvent
-        | UserInterruptEvent
-        | None
-    )
+    inputs: Msg | list[Msg] | ResumeEvent | None
     """What the caller passed: messages, a resume event, or None."""
 
 

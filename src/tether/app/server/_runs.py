@@ -35,8 +35,7 @@ from tether.event import (
     AgentEvent,
     ErrorEvent,
     EventType,
-    ExternalExecutionResultEvent,
-    UserConfirmResultEvent,
+    ResumeEvent,
     UserInterruptEvent,
 )
 from tether.message import Msg
@@ -46,14 +45,7 @@ __all__ = ["RunInput", "Runs", "SessionRef"]
 
 log = logging.getLogger("tether.server")
 
-RunInput = (
-    Msg
-    | list[Msg]
-    | UserConfirmResultEvent
-    | ExternalExecutionResultEvent
-    | UserInterruptEvent
-    | None
-)
+RunInput = Msg | list[Msg] | ResumeEvent | None
 _TERMINAL = {
     EventType.REPLY_END,
     EventType.REQUIRE_USER_CONFIRM,
@@ -392,10 +384,4 @@ def _reply_id(run: _Run) -> str:
     if cursor is not None:
         return cursor.reply_id
     inputs = run.inputs
-    return (
-        inputs.reply_id
-        if isinstance(
-            inputs, UserConfirmResultEvent | ExternalExecutionResultEvent | UserInterruptEvent
-        )
-        else ""
-    )
+    return inputs.reply_id if isinstance(inputs, ResumeEvent) else ""
