@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Awaitable, Callable, Iterable
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from tether.errors import PluginError
 from tether.tool import FunctionTool, ToolBase, ToolSourceBase
+
+if TYPE_CHECKING:
+    from tether.plugin._scheduler import PluginScheduler
 
 __all__ = ["InjectFunc", "Plugin"]
 
@@ -166,6 +169,24 @@ class Plugin:
         plugin.source = source
         plugin.tool_prefix = tool_prefix
         return plugin
+
+    @classmethod
+    def scheduler_for(
+        cls, plugins: Iterable[Plugin], *, strategies: Mapping[str, str] | None = None
+    ) -> PluginScheduler:
+        """The one tool source that schedules `plugins` (what `Toolkit(plugins=...)` adds).
+
+        Args:
+            plugins: The toolkit's plugins.
+            strategies: The operator's overrides by module name (`plugin_strategies`).
+
+        Raises:
+            PluginError: as `PluginScheduler` does (a non-`Plugin`, a clash, a bad strategy).
+        """
+        # Same package, one module up: `_scheduler` imports this module at load.
+        from tether.plugin._scheduler import PluginScheduler
+
+        return PluginScheduler(plugins, strategies=strategies)
 
     @property
     def is_dynamic(self) -> bool:
