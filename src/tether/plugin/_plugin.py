@@ -12,10 +12,11 @@ from tether.tool import FunctionTool, ToolBase, ToolSourceBase
 
 if TYPE_CHECKING:
     from tether.plugin._scheduler import PluginScheduler
+    from tether.state import AgentState
 
 __all__ = ["InjectFunc", "Plugin"]
 
-InjectFunc = Callable[[Any], Awaitable[str | None] | str | None]
+InjectFunc = Callable[["AgentState"], Awaitable[str | None] | str | None]
 """A prompt injection: takes the session's `AgentState`, returns text for the plugin block."""
 
 _MODULE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
@@ -193,7 +194,7 @@ class Plugin:
         """Whether the full block depends on the session (an injection or a source)."""
         return self.inject is not None or self.source is not None
 
-    async def list_tools(self, state: Any) -> list[ToolBase]:
+    async def list_tools(self, state: AgentState) -> list[ToolBase]:
         """The plugin's tools now (a source is asked each time)."""
         if self.source is not None:
             return list(await self.source.list_tools(state))
@@ -205,7 +206,7 @@ class Plugin:
             return True
         return self.tool_prefix is not None and tool_name.startswith(self.tool_prefix)
 
-    async def injected_text(self, state: Any) -> str:
+    async def injected_text(self, state: AgentState) -> str:
         """The text `inject` and a wrapped source's prompt add to the block now."""
         parts: list[str] = []
         if self.source is not None:

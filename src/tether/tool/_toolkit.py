@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,6 +16,7 @@ from tether.tool._validate import check_iterable
 
 if TYPE_CHECKING:
     from tether.plugin import Plugin, PluginScheduler
+    from tether.state import AgentState
 
 __all__ = ["Toolkit", "ToolkitView"]
 
@@ -33,7 +34,7 @@ class ToolkitView:
     sources: Sequence[ToolSourceBase] = field(default_factory=tuple)
     """The sources the view was built from."""
 
-    def unknown_tool_message(self, name: str, state: Any) -> str:
+    def unknown_tool_message(self, name: str, state: AgentState) -> str:
         """An error text for a call to a tool that is not callable now."""
         for source in self.sources:
             hint = source.unavailable_hint(name, state)
@@ -58,7 +59,7 @@ class Toolkit:
 
     def __init__(
         self,
-        tools: Iterable[ToolBase | Any] | None = None,
+        tools: Iterable[ToolBase | Callable[..., Any]] | None = None,
         mcps: Iterable[ToolSourceBase] | None = None,
         skills_or_loaders: Iterable[str | Path | ToolSourceBase] | None = None,
         plugins: Iterable[Plugin] | None = None,
@@ -93,7 +94,7 @@ class Toolkit:
             )
         self._static_view: ToolkitView | None = None
 
-    def register(self, tool: ToolBase | Any) -> None:
+    def register(self, tool: ToolBase | Callable[..., Any]) -> None:
         """Add a tool (a `ToolBase`, or a function that becomes a `FunctionTool`)."""
         if not isinstance(tool, ToolBase):
             if not callable(tool):
@@ -135,7 +136,7 @@ class Toolkit:
         """The tool sources (MCP clients, skill loaders, plugin scheduler)."""
         return list(self._sources)
 
-    async def view(self, state: Any, *, with_prompt: bool = True) -> ToolkitView:
+    async def view(self, state: AgentState, *, with_prompt: bool = True) -> ToolkitView:
         """The tools and prompt text for one step of the session `state`.
 
         `with_prompt=False` skips the sources' prompt text (and plugin injections): the
