@@ -17,15 +17,12 @@ import os
 import re
 import shutil
 import socket
-from collections.abc import AsyncIterator
 from functools import cache
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 from hypothesis import settings
-
-from tether.event import AgentEvent
 
 # CI runs are reproducible (a fixed example sequence); local runs search anew each time.
 settings.register_profile("ci", derandomize=True)
@@ -138,13 +135,3 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 def redis_url() -> str:
     """The suite's Redis URL (db 13 by default); the test deletes the keys it writes."""
     return REDIS_URL
-
-
-async def collect(stream: AsyncIterator[AgentEvent]) -> list[AgentEvent]:
-    """Drain an event stream into a list."""
-    return [event async for event in stream]
-
-
-def types(events: list[Any]) -> list[str]:
-    """The `type` values of a list of events, as plain strings."""
-    return [str(e.type) for e in events]

@@ -1,6 +1,7 @@
 """The package import graph of `src/tether`, from the source (no import is executed).
 
     python tests/import_graph.py      # prints the graph, cycles, private and lazy imports
+    python tests/import_graph.py --any  # counts `Any` in public signatures, by package
 
 A package is `tether.<name>` (`tether.app.storage` counts as `app`). Only module-level
 imports outside `if TYPE_CHECKING:` count as edges; imports inside functions are listed
@@ -105,7 +106,61 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     return [list(c) for c in sorted(found)]
 
 
+_DUNDERS_KEPT = {"__init__", "__call__"}
+
+
+def _is_public(name: str) -> bool:
+    return not name.startswith("_") or name in _DUNDERS_KEPT
+
+
+def _mentions_any(annotation: ast.expr | None) -> bool:
+    if annotation is None:
+        return False
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        annotation = ast.parse(annotation.value, mode="eval").body  # a quoted annotation
+    return any(isinstance(n, ast.Name) and n.id == "Any" for n in ast.walk(annotation))
+
+
+def _signature_anys(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    args = fn.args
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+    count = sum(_mentions_any(a.annotation) for a in every if a is not None)
+    return count + _mentions_any(fn.returns)
+
+
+def public_any(where: Path = SRC) -> dict[str, int]:
+    """`Any` in public signatures: one per parameter or return annotation that names it.
+
+    Public: a function or class whose name has no leading `_` (modules may be private,
+    as the public classes live in `_x.py` files), and a class's methods likewise (plus
+    `__init__` and `__call__`). `**kwargs: Any` counts like any other parameter.
+    """
+    counts: dict[str, int] = {}
+    for path in sorted(where.rglob("*.py")):
+        rel = path.relative_to(where)
+        pkg = rel.parts[0].removesuffix(".py") if len(rel.parts) > 1 else "(root)"
+        tree = ast.parse(path.read_text())
+        found = 0
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _is_public(node.name):
+                found += _signature_anys(node)
+            elif isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                for item in node.body:
+                    if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                        if _is_public(item.name):
+                            found += _signature_anys(item)
+        if found:
+            counts[pkg] = counts.get(pkg, 0) + found
+    return counts
+
+
 def main() -> None:
+    if "--any" in sys.argv:
+        counts = public_any()
+        for pkg, n in sorted(counts.items()):
+            print(f"  {pkg:12} {n}")
+        print(f"Any in public signatures: {sum(counts.values())}")
+        return
     graph = build()
     print("package imports (runtime, module level):")
     for pkg in sorted(graph.edges):

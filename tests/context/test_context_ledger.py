@@ -13,7 +13,8 @@ from tether.event import ConfirmResult, ContextCompressedEvent, UserConfirmResul
 from tether.message import AssistantMsg, ChatUsage, Msg, ToolCallBlock, UserMsg
 from tether.model import ChatRequest, ScriptedChatModel
 from tether.state import AgentState
-from tether.tool import Toolkit, tool
+from tether.testing import scripted_agent
+from tether.tool import tool
 
 WORDS = "the quick brown fox jumps over the lazy dog "
 
@@ -48,13 +49,17 @@ def chat(n: int) -> list[Msg]:
     ]
 
 
-def make_agent(*steps: object, length: int = 6_000) -> Agent:
-    model = ScriptedChatModel(list(steps), context_length=length)
-    return Agent("a", "You help the team.", model, toolkit=Toolkit(tools=[lookup, deploy]))
+TEAM = {
+    "tools": [lookup, deploy],
+    "context_length": 6_000,
+    "name": "a",
+    "system_prompt": "You help the team.",
+}
+"""The agent every test here runs: `scripted_agent(*steps, **TEAM)`."""
 
 
 async def test_manual_compression_counts_the_tool_schemas() -> None:
-    agent = make_agent(AssistantMsg(name="s", content="## Goal\nhelp"))
+    agent = scripted_agent(AssistantMsg(name="s", content="## Goal\nhelp"), **TEAM)
     await agent.observe(chat(60))
     event = await agent.compress_context()
     assert isinstance(event, ContextCompressedEvent)
@@ -71,7 +76,7 @@ async def test_automatic_compression_leaves_an_exact_count() -> None:
         seen.append((agent.state.estimated_tokens, await recount(agent)))
         return AssistantMsg(name="a", content="done")
 
-    agent = make_agent(*[step] * 3)
+    agent = scripted_agent(*[step] * 3, **TEAM)
     await agent.observe(chat(90))
     events = [e async for e in agent.reply_stream(UserMsg(name="u", content="status?"))]
     (compressed,) = [e for e in events if isinstance(e, ContextCompressedEvent)]
@@ -89,7 +94,7 @@ async def test_usage_observe_tool_results_and_a_json_round_trip_keep_the_count()
         ],
         usage=usage,
     )
-    agent = make_agent(calls, AssistantMsg(name="a", content="shipped"))
+    agent = scripted_agent(calls, AssistantMsg(name="a", content="shipped"), **TEAM)
     paused = await agent.reply(UserMsg(name="u", content="ship it"))
     reply = agent.state.reply_msg()
     assert reply is not None and paused.metadata["awaiting"] == ["user_confirmation"]
@@ -129,7 +134,7 @@ async def test_usage_observe_tool_results_and_a_json_round_trip_keep_the_count()
 
 
 async def test_a_compression_config_passed_by_hand_sets_only_this_call() -> None:
-    agent = make_agent(AssistantMsg(name="s", content="## Goal\nhelp"))
+    agent = scripted_agent(AssistantMsg(name="s", content="## Goal\nhelp"), **TEAM)
     await agent.observe(chat(20))
     config = ContextConfig(trigger_ratio=0.5, reserve_ratio=0.05)
     event = await agent.compress_context(config)
@@ -145,7 +150,7 @@ async def test_an_input_edited_at_confirmation_is_recounted() -> None:
     )
 
     async def confirm(target: str) -> Agent:
-        agent = make_agent(calls, AssistantMsg(name="a", content="done"))
+        agent = scripted_agent(calls, AssistantMsg(name="a", content="done"), **TEAM)
         paused = await agent.reply(UserMsg(name="u", content="ship it"))
         edited = ToolCallBlock(id="c", name="deploy", input=json.dumps({"target": target}))
         resume = UserConfirmResultEvent(

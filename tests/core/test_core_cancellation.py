@@ -32,6 +32,7 @@ from tether.message import (
 )
 from tether.model import ChatRequest, ModelDelta, ScriptedChatModel
 from tether.state import AgentState
+from tether.testing import reply_events, scripted_agent
 from tether.tool import Toolkit, tool
 
 call = ScriptedChatModel.tool_call
@@ -83,16 +84,6 @@ SCRIPT = [
 ]
 
 
-def make_agent(ran: list[str], script: list, state: AgentState | None = None) -> Agent:
-    return Agent(
-        name="bot",
-        system_prompt="p",
-        model=SteppingModel(script),
-        toolkit=make_toolkit(ran),
-        state=state,
-    )
-
-
 def confirm_all(pause: RequireUserConfirmEvent) -> UserConfirmResultEvent:
     return UserConfirmResultEvent(
         reply_id=pause.reply_id,
@@ -101,9 +92,9 @@ def confirm_all(pause: RequireUserConfirmEvent) -> UserConfirmResultEvent:
 
 
 async def phases() -> tuple[int, int]:
-    agent = make_agent([], SCRIPT)
-    first = [e async for e in agent.reply_stream(UserMsg("user", "go"))]
-    second = [e async for e in agent.reply_stream(confirm_all(first[-1]))]
+    agent = scripted_agent(model=SteppingModel(SCRIPT), toolkit=make_toolkit([]))
+    first = await reply_events(agent, "go")
+    second = await reply_events(agent, confirm_all(first[-1]))
     return len(first), len(second)
 
 
@@ -170,7 +161,7 @@ async def test_stopping_after_every_event_leaves_a_state_that_continues(how: str
     n_first, n_second = await phases()
     for k in range(1, n_first + n_second + 1):
         ran: list[str] = []
-        agent = make_agent(ran, SCRIPT)
+        agent = scripted_agent(model=SteppingModel(SCRIPT), toolkit=make_toolkit(ran))
         if k <= n_first:
             seen = await stop_after(agent, UserMsg("user", "go"), k, how)
         else:
@@ -186,11 +177,15 @@ async def test_stopping_after_every_event_leaves_a_state_that_continues(how: str
         done = cursor.iteration if cursor is not None else len(SCRIPT)
         state = AgentState.model_validate_json(saved)  # continue in a "fresh process"
         if cursor is not None:
-            again = make_agent(ran, SCRIPT[done:], state)
+            again = scripted_agent(
+                model=SteppingModel(SCRIPT[done:]), toolkit=make_toolkit(ran), state=state
+            )
             assert await finish(again) == "looking\nall done", f"k={k}"
             again.model.assert_complete()
             state = again.state
-        fresh = make_agent(ran, [AssistantMsg("a", "next")], state)
+        fresh = scripted_agent(
+            model=SteppingModel([AssistantMsg("a", "next")]), toolkit=make_toolkit(ran), state=state
+        )
         assert (await fresh.reply(UserMsg("user", "next"))).get_text_content() == "next"
         assert len(ran) == len(set(ran)), f"k={k}: a tool ran twice: {ran}"
 

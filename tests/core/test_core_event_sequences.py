@@ -12,26 +12,19 @@ from tether.agent import Agent, ReActConfig
 from tether.event import EventType, ToolResultEndEvent, fold_event
 from tether.message import AssistantMsg, Msg, TextBlock, ThinkingBlock, ToolResultState, UserMsg
 from tether.model import ScriptedChatModel
+from tether.testing import event_types, reply_events
 from tether.tool import Toolkit, tool
 
 call = ScriptedChatModel.tool_call
 T = EventType
 
 
-async def run(agent: Agent, text: str = "hi") -> list:
-    return [e async for e in agent.reply_stream(UserMsg("user", text))]
-
-
-def kinds(events: list) -> list[EventType]:
-    return [e.type for e in events]
-
-
 async def test_text_only() -> None:
     model = ScriptedChatModel([AssistantMsg("a", "Hello there, how can I help you today?")])
     agent = Agent(name="bot", system_prompt="Be nice.", model=model)
-    events = await run(agent)
+    events = await reply_events(agent, "hi")
     body = [T.TEXT_BLOCK_DELTA] * 3  # 40 chars streamed in 16-char pieces
-    assert kinds(events) == [
+    assert event_types(events) == [
         T.REPLY_START,
         T.MODEL_CALL_START,
         T.TEXT_BLOCK_START,
@@ -62,8 +55,8 @@ async def test_thinking_then_text() -> None:
             )
         ]
     )
-    events = await run(Agent(name="bot", system_prompt="p", model=model))
-    assert kinds(events) == [
+    events = await reply_events(Agent(name="bot", system_prompt="p", model=model), "hi")
+    assert event_types(events) == [
         T.REPLY_START,
         T.MODEL_CALL_START,
         T.THINKING_BLOCK_START,
@@ -118,10 +111,10 @@ async def test_two_concurrent_tool_calls_keep_call_order() -> None:
         ]
     )
     agent = Agent(name="bot", system_prompt="p", model=model, toolkit=Toolkit(tools=[slow, fast]))
-    events = await run(agent)
+    events = await reply_events(agent, "hi")
     # slow starts first and can only finish because fast ran meanwhile: they ran concurrently
     assert order == ["start A", "start B", "end B", "end A"]
-    assert kinds(events) == [
+    assert event_types(events) == [
         T.REPLY_START,
         T.MODEL_CALL_START,
         T.TOOL_CALL_START,
@@ -179,7 +172,7 @@ async def test_serial_tool_between_concurrent_ones() -> None:
     )
     toolkit = Toolkit(tools=[slow1, fast1, serial, slow2, fast2])
     agent = Agent(name="bot", system_prompt="p", model=model, toolkit=toolkit)
-    events = await run(agent)
+    events = await reply_events(agent, "hi")
     # each slow call can only end because its fast partner ran meanwhile (same batch);
     # the serial call runs after the first batch and before the second one starts
     assert order == [
@@ -213,8 +206,8 @@ async def test_tool_that_raises_becomes_an_error_result() -> None:
         ]
     )
     agent = Agent(name="bot", system_prompt="p", model=model, toolkit=Toolkit(tools=[explode]))
-    events = await run(agent)
-    assert kinds(events) == [
+    events = await reply_events(agent, "hi")
+    assert event_types(events) == [
         T.REPLY_START,
         T.MODEL_CALL_START,
         T.TOOL_CALL_START,
@@ -258,7 +251,7 @@ async def test_max_iters_forces_one_final_answer() -> None:
         toolkit=Toolkit(tools=[ping]),
         react_config=ReActConfig(max_iters=2),
     )
-    events = await run(agent)
+    events = await reply_events(agent, "hi")
     step = [
         T.MODEL_CALL_START,
         T.TOOL_CALL_START,
@@ -269,7 +262,7 @@ async def test_max_iters_forces_one_final_answer() -> None:
         T.TOOL_RESULT_END,
     ]
     # the forced step streams its tool call, but it is dropped and never run
-    assert kinds(events) == [
+    assert event_types(events) == [
         T.REPLY_START,
         *step,
         *step,
@@ -307,8 +300,8 @@ async def test_every_event_round_trips_through_json() -> None:
             AssistantMsg("a", "done"),
         ]
     )
-    events = await run(
-        Agent(name="bot", system_prompt="p", model=model, toolkit=Toolkit(tools=[ping]))
+    events = await reply_events(
+        Agent(name="bot", system_prompt="p", model=model, toolkit=Toolkit(tools=[ping])), "hi"
     )
     for event in events:
         again = event_adapter.validate_json(event_adapter.dump_json(event))
@@ -338,7 +331,7 @@ async def test_append_event_rebuilds_the_reply() -> None:
         ]
     )
     agent = Agent(name="bot", system_prompt="p", model=model, toolkit=Toolkit(tools=[ping]))
-    events = await run(agent)
+    events = await reply_events(agent, "hi")
     folded = Msg(name="bot", role="assistant", content=[])
     for event in events:
         fold_event(folded, event)

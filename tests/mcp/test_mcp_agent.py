@@ -28,22 +28,23 @@ from tether.event import (
 from tether.mcp import MCPClient, StdioMCPConfig
 from tether.message import AssistantMsg, ToolResultState, UserMsg
 from tether.model import ScriptedChatModel
+from tether.testing import reply_events, tool_results
 from tether.tool import Toolkit
 
 tc = ScriptedChatModel.tool_call
 
 
-async def drain(agent: Agent, inputs: Any, on_event: Any = None) -> list[Any]:
+async def watched(agent: Agent, inputs: Any, on_event: Any) -> list[Any]:
+    """The reply's events, each shown to `on_event` as it comes (to act mid-stream)."""
     events = []
     async for event in agent.reply_stream(inputs):
         events.append(event)
-        if on_event is not None:
-            on_event(event)
+        on_event(event)
     return events
 
 
 def results(events: list[Any]) -> dict[str, Any]:
-    return {e.block_id: e.tool_result for e in events if isinstance(e, ToolResultEndEvent)}
+    return {r.id: r for r in tool_results(events)}
 
 
 async def test_time_server_tools_through_reply_stream() -> None:
@@ -71,7 +72,7 @@ async def test_time_server_tools_through_reply_stream() -> None:
     )
     async with Toolkit(mcps=[client]) as toolkit:
         agent = Agent(name="bot", system_prompt="p", model=model, toolkit=toolkit)
-        events = await drain(agent, UserMsg("user", "time?"))
+        events = await reply_events(agent, UserMsg("user", "time?"))
     assert events[-1].type is EventType.REPLY_END
     got = results(events)
     assert got["now"].state is ToolResultState.SUCCESS and '"timezone": "UTC"' in got["now"].output
@@ -116,7 +117,7 @@ async def test_git_server_read_only_runs_and_a_write_pauses_for_confirmation(
     )
     async with Toolkit(mcps=[MCPClient("git", True, git, trust_annotations=True)]) as toolkit:
         agent = Agent(name="bot", system_prompt="p", model=model, toolkit=toolkit)
-        first = await drain(agent, UserMsg("user", "stage my change"))
+        first = await reply_events(agent, UserMsg("user", "stage my change"))
         pause = first[-1]
         assert isinstance(pause, RequireUserConfirmEvent)
         assert results(first)["st"].state is ToolResultState.SUCCESS
@@ -128,7 +129,7 @@ async def test_git_server_read_only_runs_and_a_write_pauses_for_confirmation(
             reply_id=pause.reply_id,
             confirm_results=[ConfirmResult(confirmed=True, tool_call=asked)],
         )
-        second = await drain(agent, confirm)
+        second = await reply_events(agent, confirm)
     assert second[-1].type is EventType.REPLY_END
     got = results(second)
     assert got["add"].state is ToolResultState.SUCCESS
@@ -170,7 +171,7 @@ async def test_progress_events_and_a_server_killed_mid_reply_do_not_hang() -> No
 
     async with Toolkit(mcps=[client]) as toolkit:
         agent = Agent(name="bot", system_prompt="p", model=model, toolkit=toolkit)
-        events = await drain(agent, UserMsg("user", "go"), watch)
+        events = await watched(agent, UserMsg("user", "go"), watch)
     assert ended_at[0] - killed_at[0] < 10  # at once, not after the 60s execution_timeout
     progress = [
         e for e in events if isinstance(e, CustomEvent) and e.data["tool_call_id"] == "slow"
@@ -197,7 +198,7 @@ async def test_an_mcp_server_wrapped_as_a_sleeping_plugin() -> None:
     )
     async with Toolkit(plugins=[plugin]) as toolkit:
         agent = Agent(name="bot", system_prompt="p", model=model, toolkit=toolkit)
-        events = await drain(agent, UserMsg("user", "go"))
+        events = await reply_events(agent, UserMsg("user", "go"))
     got = results(events)
     assert got["early"].state is ToolResultState.ERROR and "activate_plugin" in got["early"].output
     assert got["late"].output == "echo: awake"

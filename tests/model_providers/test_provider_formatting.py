@@ -4,7 +4,9 @@ import json
 
 import pytest
 from provider_wire import make_model
+from pydantic import BaseModel
 
+from tether import Agent
 from tether.errors import UnknownProviderError
 from tether.message import (
     AssistantMsg,
@@ -20,7 +22,7 @@ from tether.message import (
     URLSource,
     UserMsg,
 )
-from tether.model import ChatRequest, NamedToolChoice, from_string
+from tether.model import ChatRequest, NamedToolChoice, ScriptedChatModel, from_string
 from tether.model.providers._turns import split_turns
 
 URL = "http://127.0.0.1:9"
@@ -254,7 +256,7 @@ def test_structured_schema_uses_json_modes_when_no_tools() -> None:
         "properties": {"answer": {"type": "string"}},
         "required": ["answer"],
     }
-    request = ChatRequest([UserMsg("user", "q")], structured_schema=schema)
+    request = ChatRequest([UserMsg("user", "q")], structured_json_schema=schema)
     assert (
         make_model("openai", URL).build_params(request)["response_format"]["json_schema"]["schema"]
         == schema
@@ -262,8 +264,35 @@ def test_structured_schema_uses_json_modes_when_no_tools() -> None:
     config = make_model("gemini", URL).build_params(request)["config"]
     assert config.response_mime_type == "application/json" and config.response_json_schema == schema
     assert make_model("ollama", URL).build_params(request)["format"] == schema
-    with_tools = ChatRequest([UserMsg("user", "q")], tools=[TOOL], structured_schema=schema)
+    with_tools = ChatRequest([UserMsg("user", "q")], tools=[TOOL], structured_json_schema=schema)
     assert "response_format" not in make_model("openai", URL).build_params(with_tools)
+
+
+def test_the_old_structured_schema_name_reads_the_same_dict_with_a_warning() -> None:
+    schema = {"type": "object", "properties": {}}
+    request = ChatRequest([UserMsg("user", "q")], structured_json_schema=schema)
+    with pytest.warns(DeprecationWarning, match="structured_json_schema"):
+        assert request.structured_schema is schema
+    with pytest.raises(AttributeError):
+        request.structured_schema = {}  # type: ignore[misc]  # read-only on purpose
+
+
+async def test_a_structured_reply_sends_the_classes_json_schema() -> None:
+    class Answer(BaseModel):
+        city: str
+
+    model = ScriptedChatModel(
+        [
+            AssistantMsg(
+                "m",
+                [ToolCallBlock(id="c1", name="generate_response", input='{"city": "Oslo"}')],
+            )
+        ]
+    )
+    msg = await Agent("a", "p", model).reply(UserMsg("user", "where?"), structured_schema=Answer)
+    assert msg.structured_output == Answer(city="Oslo")
+    assert model.calls[0].structured_json_schema == Answer.model_json_schema()
+    model.assert_complete()
 
 
 def test_from_string_builds_each_provider() -> None:

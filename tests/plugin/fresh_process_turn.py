@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from plugin_helpers import Notes, call, make_agent, said, system_prompt, tool_names
+from plugin_helpers import Notes, call, said, system_prompt, tool_names
 
 from tether import ScriptedChatModel, Toolkit, UserMsg
 from tether.event import (
@@ -24,6 +24,7 @@ from tether.event import (
     UserConfirmResultEvent,
 )
 from tether.state import AgentState
+from tether.testing import scripted_agent
 
 SCRIPTS = {
     "wake-and-ask": [
@@ -39,7 +40,7 @@ async def main(path: Path, step: str) -> None:
     notes = Notes(items={"milk": "buy milk"})
     state = AgentState.model_validate_json(path.read_text()) if path.exists() else None
     model = ScriptedChatModel(list(SCRIPTS.get(step, [said("ok")])))
-    agent = make_agent(model, Toolkit(plugins=[notes.plugin()]), state=state)
+    agent = scripted_agent(model=model, toolkit=Toolkit(plugins=[notes.plugin()]), state=state)
     if step == "confirm":
         event = RequireUserConfirmEvent.model_validate_json(pause_file.read_text())
         (asked,) = event.tool_calls

@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tether import Agent, AssistantMsg, ScriptedChatModel, Toolkit, UserMsg
-from tether.event import AgentEvent, ToolResultEndEvent
+from tether import AssistantMsg, ScriptedChatModel
+from tether.event import AgentEvent
 from tether.plugin import Plugin
+from tether.testing import tool_results
 from tether.tool import FunctionTool
 
 BRIEF = "Manages user notes; activate when the user needs to record or look up notes."
@@ -117,19 +118,5 @@ def system_prompt(model: ScriptedChatModel, i: int) -> str:
 
 
 def results(events: list[AgentEvent]) -> dict[str, str]:
-    """Tool results by tool name (the last one wins)."""
-    return {
-        e.tool_result.name: e.tool_result.get_text()
-        for e in events
-        if isinstance(e, ToolResultEndEvent)
-    }
-
-
-async def turn(agent: Agent, text: str) -> list[AgentEvent]:
-    return [e async for e in agent.reply_stream(UserMsg("user", text))]
-
-
-def make_agent(model: ScriptedChatModel, toolkit: Toolkit, **kwargs: Any) -> Agent:
-    return Agent(
-        name="assistant", system_prompt="You help.", model=model, toolkit=toolkit, **kwargs
-    )
+    """Tool results' text by tool name (the last one wins)."""
+    return {r.name: r.get_text() for r in tool_results(events)}

@@ -6,18 +6,15 @@ import asyncio
 from typing import Any
 
 import pytest
-from plugin_helpers import Notes, call, make_agent, said, tool_names, turn, weather_plugin
+from plugin_helpers import Notes, call, said, tool_names, weather_plugin
 from test_plugin_from_source import FakeServer, fake_plugin
 
 from tether import ScriptedChatModel, Toolkit
-from tether.event import AgentEvent, PluginActivatedEvent, PluginSleptEvent, ToolResultEndEvent
-from tether.message import ToolResultBlock, ToolResultState
+from tether.event import AgentEvent, PluginActivatedEvent, PluginSleptEvent
+from tether.message import ToolResultState
 from tether.plugin import PluginScheduler
 from tether.state import AgentState
-
-
-def ended(events: list[AgentEvent]) -> list[ToolResultBlock]:
-    return [e.tool_result for e in events if isinstance(e, ToolResultEndEvent)]
+from tether.testing import reply_events, scripted_agent, tool_results
 
 
 def activated(events: list[AgentEvent]) -> list[tuple[str, int]]:
@@ -43,9 +40,11 @@ async def test_activating_an_unknown_plugin_is_an_error_result_and_changes_nothi
             said("no such plugin"),
         ]
     )
-    agent = make_agent(model, Toolkit(plugins=[Notes().plugin(), weather_plugin()]))
-    events = await turn(agent, "book a meeting")
-    first, empty, extend = ended(events)
+    agent = scripted_agent(
+        model=model, toolkit=Toolkit(plugins=[Notes().plugin(), weather_plugin()])
+    )
+    events = await reply_events(agent, "book a meeting")
+    first, empty, extend = tool_results(events)
     for result in (first, empty, extend):
         assert result.state is ToolResultState.ERROR
         assert "Plugins you can activate: note, weather." in result.get_text()
@@ -60,8 +59,8 @@ async def test_an_unknown_id_that_is_a_display_name_points_to_the_module_name():
     # the seed's own sample: name="笔记插件", module_name="note"
     model = ScriptedChatModel([said(call("activate_plugin", {"module_name": "笔记插件"}))])
     model.responses.append(said("ok"))
-    agent = make_agent(model, Toolkit(plugins=[Notes().plugin(name="笔记插件")]))
-    (result,) = ended(await turn(agent, "记一下"))
+    agent = scripted_agent(model=model, toolkit=Toolkit(plugins=[Notes().plugin(name="笔记插件")]))
+    (result,) = tool_results(await reply_events(agent, "记一下"))
     assert result.state is ToolResultState.ERROR
     assert "Did you mean 'note'?" in result.get_text()
     assert agent.state.plugins == {}
@@ -81,9 +80,9 @@ async def test_activating_twice_in_one_step_wakes_once_and_says_the_tools_come_n
             said("still"),
         ]
     )
-    agent = make_agent(model, Toolkit(plugins=[notes.plugin()]))
-    events = await turn(agent, "wake notes")
-    woke, again_same_step, again_next_step = ended(events)
+    agent = scripted_agent(model=model, toolkit=Toolkit(plugins=[notes.plugin()]))
+    events = await reply_events(agent, "wake notes")
+    woke, again_same_step, again_next_step = tool_results(events)
     assert woke.get_text().startswith("Plugin `note` is now activated for the next 3 runs.")
     # the second call in the step that woke it: the tools are not callable until the next step
     text = again_same_step.get_text()
@@ -97,7 +96,7 @@ async def test_activating_twice_in_one_step_wakes_once_and_says_the_tools_come_n
     assert activated(events) == [("note", 3)]
     assert agent.state.plugins == {"note": 3}
     # a later reply: the rounds left are reported and neither reset nor extended
-    (later,) = ended(await turn(agent, "and now?"))
+    (later,) = tool_results(await reply_events(agent, "and now?"))
     assert "with 2 more run(s) after this one" in later.get_text()
     assert agent.state.plugins == {"note": 2}
     model.assert_complete()
@@ -114,9 +113,9 @@ async def test_two_concurrent_activations_of_a_suspending_source_wake_it_once():
             said("ok"),
         ]
     )
-    agent = make_agent(model, Toolkit(plugins=[fake_plugin(server)]))
-    events = await turn(agent, "search")
-    first, second = ended(events)
+    agent = scripted_agent(model=model, toolkit=Toolkit(plugins=[fake_plugin(server)]))
+    events = await reply_events(agent, "search")
+    first, second = tool_results(events)
     assert first.get_text().startswith("Plugin `fake` is now activated for the next 3 runs.")
     assert "already active" in second.get_text()
     assert activated(events) == [("fake", 3)]
@@ -135,9 +134,9 @@ async def test_a_plugin_whose_tool_name_an_awake_plugin_has_is_not_woken():
     )
     one, two = FakeServer(), FakeServer()
     plugins = [fake_plugin(one), fake_plugin(two, module_name="fake2")]
-    agent = make_agent(model, Toolkit(plugins=plugins))
-    events = await turn(agent, "search both")
-    _, refused, searched = ended(events)
+    agent = scripted_agent(model=model, toolkit=Toolkit(plugins=plugins))
+    events = await reply_events(agent, "search both")
+    _, refused, searched = tool_results(events)
     assert refused.state is ToolResultState.ERROR
     assert "`fake2` was not activated" in refused.get_text()
     assert "`fake__search`" in refused.get_text() and "`fake`" in refused.get_text()
@@ -164,8 +163,10 @@ async def test_two_awake_sources_that_come_to_share_a_tool_name_do_not_break_the
     toolkit = Toolkit(
         plugins=[fake_plugin(FakeServer()), fake_plugin(FakeServer(), module_name="fake2")]
     )
-    agent = make_agent(model, toolkit, state=AgentState(plugins={"fake": 2, "fake2": 2}))
-    await turn(agent, "hi")
+    agent = scripted_agent(
+        model=model, toolkit=toolkit, state=AgentState(plugins={"fake": 2, "fake2": 2})
+    )
+    await reply_events(agent, "hi")
     assert agent.state.plugins == {"fake": 1, "fake2": 1}
 
 

@@ -12,12 +12,10 @@ from plugin_helpers import (
     Notes,
     basic_plugin,
     call,
-    make_agent,
     results,
     said,
     system_prompt,
     tool_names,
-    turn,
     weather_plugin,
 )
 
@@ -26,11 +24,11 @@ from tether.event import (
     PluginActivatedEvent,
     PluginSleptEvent,
     ReplyEndEvent,
-    ToolResultEndEvent,
 )
 from tether.message import ToolResultState
 from tether.plugin import Plugin, PluginScheduler
 from tether.state import AgentState
+from tether.testing import reply_events, scripted_agent, tool_results
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "agentscope_compat" / "seed_plugin.py"
 ACTIVATION = ["activate_plugin", "extend_plugin_activation"]
@@ -92,8 +90,8 @@ async def test_a_sleeping_plugins_tool_is_never_run():
     model = ScriptedChatModel(
         [said(call("add_note", {"title": "t", "content": "c"})), said("sorry")]
     )
-    agent = make_agent(model, Toolkit(plugins=[notes.plugin()]))
-    events = await turn(agent, "note this")
+    agent = scripted_agent(model=model, toolkit=Toolkit(plugins=[notes.plugin()]))
+    events = await reply_events(agent, "note this")
     assert notes.calls == [] and notes.items == {}
     text = results(events)["add_note"]
     assert "belongs to the plugin `note`, which is asleep" in text
@@ -120,9 +118,9 @@ async def test_a_tool_called_in_the_step_that_woke_its_plugin_does_not_run():
         ]
     )
     toolkit = Toolkit(plugins=[notes.plugin(), weather_plugin(), basic_plugin()])
-    agent = make_agent(model, toolkit)
-    events = await turn(agent, "note this")
-    ended = [e.tool_result for e in events if isinstance(e, ToolResultEndEvent)]
+    agent = scripted_agent(model=model, toolkit=toolkit)
+    events = await reply_events(agent, "note this")
+    ended = tool_results(events)
     by_step = [(r.name, r.state, r.get_text()) for r in ended]
     assert by_step[0][0] == "add_note" and "which is asleep" in by_step[0][2]
     assert by_step[1][0] == "activate_plugin"
@@ -151,15 +149,15 @@ async def test_injection_runs_once_per_reasoning_step_and_only_while_awake():
             said("again"),
         ]
     )
-    agent = make_agent(model, Toolkit(plugins=[notes.plugin()]))
-    await turn(agent, "hi")
+    agent = scripted_agent(model=model, toolkit=Toolkit(plugins=[notes.plugin()]))
+    await reply_events(agent, "hi")
     assert notes.injections == 0
-    await turn(agent, "note a")
+    await reply_events(agent, "note a")
     # requests 2 and 3 were made with the plugin awake; acting steps inject nothing
     assert notes.injections == 2
     assert "NOTES-COUNT=0" in system_prompt(model, 2)
     assert "NOTES-COUNT=1" in system_prompt(model, 3)
-    await turn(agent, "more")
+    await reply_events(agent, "more")
     assert notes.injections == 3
 
 
@@ -169,8 +167,8 @@ async def test_a_failing_injection_is_shown_in_the_block_and_the_reply_goes_on()
 
     model = ScriptedChatModel([said("fine")])
     plugin = Notes().plugin(inject=broken, allow_sleep=None)
-    agent = make_agent(model, Toolkit(plugins=[plugin]))
-    events = await turn(agent, "hi")
+    agent = scripted_agent(model=model, toolkit=Toolkit(plugins=[plugin]))
+    events = await reply_events(agent, "hi")
     assert isinstance(events[-1], ReplyEndEvent)
     assert "could not be loaded: LookupError: notes database unreachable" in system_prompt(model, 0)
 
@@ -213,8 +211,10 @@ async def test_a_disabled_plugin_is_invisible_and_its_tools_never_run():
             said("ok"),
         ]
     )
-    agent = make_agent(model, Toolkit(plugins=[notes.plugin(enabled=False), weather_plugin()]))
-    events = await turn(agent, "x")
+    agent = scripted_agent(
+        model=model, toolkit=Toolkit(plugins=[notes.plugin(enabled=False), weather_plugin()])
+    )
+    events = await reply_events(agent, "x")
     assert "Note plugin" not in system_prompt(model, 0)
     assert "disabled" in results(events)["add_note"]
     assert "disabled" in results(events)["activate_plugin"]
@@ -224,8 +224,8 @@ async def test_a_disabled_plugin_is_invisible_and_its_tools_never_run():
 async def test_plugins_with_no_sleep_offer_no_activation_tools_and_no_catalogue():
     model = ScriptedChatModel([said("ok")])
     plugin = Plugin("Basic", "basic", "Sends messages", tools=[], prompt="Be kind.")
-    agent = make_agent(model, Toolkit(plugins=[plugin]))
-    await turn(agent, "x")
+    agent = scripted_agent(model=model, toolkit=Toolkit(plugins=[plugin]))
+    await reply_events(agent, "x")
     assert tool_names(model, 0) == []
     prompt = system_prompt(model, 0)
     assert "<plugin_catalogue>" not in prompt

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from plugin_helpers import call, make_agent, results, said, system_prompt, tool_names, turn
+from plugin_helpers import call, results, said, system_prompt, tool_names
 
 from tether import ScriptedChatModel, Toolkit
 from tether.errors import PluginError
 from tether.event import AgentEvent, CustomEvent, PluginActivatedEvent
 from tether.plugin import Plugin, PluginScheduler
 from tether.state import AgentState
+from tether.testing import reply_events, scripted_agent
 from tether.tool import FunctionTool, PromptParts, ToolBase, ToolSourceBase
 
 
@@ -90,8 +91,10 @@ async def test_an_activated_source_offers_its_tools_and_prompt_from_the_next_ste
             said("found cats"),
         ]
     )
-    agent = make_agent(model, Toolkit(plugins=[fake_plugin(server, name="Fake MCP")]))
-    events = await turn(agent, "search cats")
+    agent = scripted_agent(
+        model=model, toolkit=Toolkit(plugins=[fake_plugin(server, name="Fake MCP")])
+    )
+    events = await reply_events(agent, "search cats")
     assert "fake__search" not in tool_names(model, 0)
     assert "fake__search" in tool_names(model, 1)
     prompt = system_prompt(model, 1)
@@ -107,8 +110,8 @@ async def test_an_activated_source_offers_its_tools_and_prompt_from_the_next_ste
 async def test_a_call_to_a_sleeping_sources_tool_is_refused_by_prefix():
     server = FakeServer()
     model = ScriptedChatModel([said(call("fake__search", {"query": "x"})), said("ok")])
-    agent = make_agent(model, Toolkit(plugins=[fake_plugin(server)]))
-    events = await turn(agent, "search")
+    agent = scripted_agent(model=model, toolkit=Toolkit(plugins=[fake_plugin(server)]))
+    events = await reply_events(agent, "search")
     assert "Call activate_plugin('fake') first" in results(events)["fake__search"]
     assert server.ran == [] and server.listed == 0
 
@@ -124,8 +127,8 @@ async def test_an_awake_source_gives_its_own_hints():
 async def test_a_source_that_fails_to_list_leaves_the_plugin_asleep():
     server = FakeServer(fail_listing=True)
     model = ScriptedChatModel([said(call("activate_plugin", {"module_name": "fake"})), said("ok")])
-    agent = make_agent(model, Toolkit(plugins=[fake_plugin(server)]))
-    events = await turn(agent, "search")
+    agent = scripted_agent(model=model, toolkit=Toolkit(plugins=[fake_plugin(server)]))
+    events = await reply_events(agent, "search")
     assert "ConnectionError: fake server is down" in results(events)["activate_plugin"]
     assert not any(isinstance(e, PluginActivatedEvent) for e in events)
     assert agent.state.plugins == {}

@@ -9,12 +9,10 @@ from plugin_helpers import (
     Notes,
     basic_plugin,
     call,
-    make_agent,
     results,
     said,
     system_prompt,
     tool_names,
-    turn,
     weather_plugin,
 )
 
@@ -24,13 +22,13 @@ from tether.event import (
     PluginActivatedEvent,
     PluginSleptEvent,
     RequireUserConfirmEvent,
-    ToolResultEndEvent,
     UserConfirmResultEvent,
     UserInterruptEvent,
 )
 from tether.message import ToolResultState
 from tether.plugin import PluginScheduler
 from tether.state import AgentState, ReplyCursor
+from tether.testing import reply_events, scripted_agent, tool_results
 
 
 def scheduler(**kwargs: Any) -> PluginScheduler:
@@ -39,7 +37,7 @@ def scheduler(**kwargs: Any) -> PluginScheduler:
 
 async def pause(agent, text: str) -> RequireUserConfirmEvent:
     """Run a turn that must end paused for confirmation; return the pause event."""
-    events = await turn(agent, text)
+    events = await reply_events(agent, text)
     assert isinstance(events[-1], RequireUserConfirmEvent)
     return events[-1]
 
@@ -122,8 +120,10 @@ async def test_two_activations_in_one_reply_wake_both_for_the_next_step():
             said("done"),
         ]
     )
-    agent = make_agent(model, Toolkit(plugins=[Notes().plugin(), weather_plugin()]))
-    events = await turn(agent, "note the weather")
+    agent = scripted_agent(
+        model=model, toolkit=Toolkit(plugins=[Notes().plugin(), weather_plugin()])
+    )
+    events = await reply_events(agent, "note the weather")
     assert "add_note" not in tool_names(model, 0) and "get_weather" not in tool_names(model, 0)
     assert {"add_note", "get_weather"} <= set(tool_names(model, 1))
     prompt = system_prompt(model, 1)
@@ -140,8 +140,8 @@ async def test_two_activations_in_one_reply_wake_both_for_the_next_step():
 
 async def test_a_reply_with_no_active_plugins_changes_nothing():
     model = ScriptedChatModel([said("hi")])
-    agent = make_agent(model, Toolkit(plugins=[Notes().plugin()]))
-    events = await turn(agent, "hello")
+    agent = scripted_agent(model=model, toolkit=Toolkit(plugins=[Notes().plugin()]))
+    events = await reply_events(agent, "hello")
     assert not any(isinstance(e, PluginActivatedEvent | PluginSleptEvent) for e in events)
     assert agent.state.plugins == {}
     assert agent.state.tool_state == {}
@@ -150,15 +150,15 @@ async def test_a_reply_with_no_active_plugins_changes_nothing():
 async def test_each_reply_counts_once_and_the_hint_comes_on_the_last():
     model = ScriptedChatModel([said(call("activate_plugin", {"module_name": "note", "rounds": 2}))])
     model.responses += [said("ok")] * 4
-    agent = make_agent(model, Toolkit(plugins=[Notes().plugin()]))
-    await turn(agent, "wake notes")
+    agent = scripted_agent(model=model, toolkit=Toolkit(plugins=[Notes().plugin()]))
+    await reply_events(agent, "wake notes")
     assert agent.state.plugins == {"note": 2}
     assert "Last visible run" not in system_prompt(model, 1)  # the waking reply: 2 more to go
-    await turn(agent, "one")
+    await reply_events(agent, "one")
     assert agent.state.plugins == {"note": 1}
     assert 'rounds_left="2"' in system_prompt(model, 2)
     assert "Last visible run" not in system_prompt(model, 2)
-    events = await turn(agent, "two")
+    events = await reply_events(agent, "two")
     assert 'rounds_left="1"' in system_prompt(model, 3)
     assert (
         "Last visible run. Call extend_plugin_activation('note') now if you still need it "
@@ -168,7 +168,7 @@ async def test_each_reply_counts_once_and_the_hint_comes_on_the_last():
     assert [e.module_name for e in slept] == ["note"]
     assert slept[0].reply_id == events[0].reply_id
     assert agent.state.plugins == {}
-    await turn(agent, "three")
+    await reply_events(agent, "three")
     assert "add_note" not in tool_names(model, 4)
     model.assert_complete()
 
@@ -183,19 +183,19 @@ async def test_extending_in_the_last_run_keeps_it_awake():
             said("c"),
         ]
     )
-    agent = make_agent(model, Toolkit(plugins=[Notes().plugin()]))
+    agent = scripted_agent(model=model, toolkit=Toolkit(plugins=[Notes().plugin()]))
     agent.state.plugins = {"note": 1}
-    events = await turn(agent, "keep notes")
+    events = await reply_events(agent, "keep notes")
     assert "Last visible run" in system_prompt(model, 0)
     assert "Last visible run" not in system_prompt(model, 1)  # 3 left now
     assert [
         (e.module_name, e.rounds_left) for e in events if isinstance(e, PluginActivatedEvent)
     ] == [("note", 3)]
     assert agent.state.plugins == {"note": 2}
-    await turn(agent, "1")
-    await turn(agent, "2")
+    await reply_events(agent, "1")
+    await reply_events(agent, "2")
     assert "Last visible run" in system_prompt(model, 3)
-    await turn(agent, "3")
+    await reply_events(agent, "3")
     assert "add_note" not in tool_names(model, 4)
 
 
@@ -203,9 +203,9 @@ async def test_extend_on_a_sleeping_plugin_through_the_loop_is_an_error_result()
     model = ScriptedChatModel(
         [said(call("extend_plugin_activation", {"module_name": "note"})), said("ok")]
     )
-    agent = make_agent(model, Toolkit(plugins=[Notes().plugin()]))
-    events = await turn(agent, "x")
-    (result,) = [e.tool_result for e in events if isinstance(e, ToolResultEndEvent)]
+    agent = scripted_agent(model=model, toolkit=Toolkit(plugins=[Notes().plugin()]))
+    events = await reply_events(agent, "x")
+    (result,) = tool_results(events)
     assert result.state is ToolResultState.ERROR
     assert "activate_plugin('note')" in result.get_text()
     assert agent.state.plugins == {}
@@ -215,27 +215,29 @@ async def test_extend_on_a_sleeping_plugin_through_the_loop_is_an_error_result()
 async def test_state_survives_a_json_round_trip_between_replies():
     notes = Notes()
     model = ScriptedChatModel([said(call("activate_plugin", {"module_name": "note"})), said("ok")])
-    agent = make_agent(model, Toolkit(plugins=[notes.plugin()]))
-    await turn(agent, "wake")
+    agent = scripted_agent(model=model, toolkit=Toolkit(plugins=[notes.plugin()]))
+    await reply_events(agent, "wake")
     saved = agent.state.model_dump_json()
 
     # another process: a fresh toolkit and model, the state loaded from JSON
     model2 = ScriptedChatModel([said(call("add_note", {"title": "t", "content": "c"})), said("ok")])
     model2.responses += [said("x"), said("y"), said("z")]
-    agent2 = make_agent(
-        model2, Toolkit(plugins=[notes.plugin()]), state=AgentState.model_validate_json(saved)
+    agent2 = scripted_agent(
+        model=model2,
+        toolkit=Toolkit(plugins=[notes.plugin()]),
+        state=AgentState.model_validate_json(saved),
     )
     assert agent2.state.plugins == {"note": 3}
-    events = await turn(agent2, "add a note")
+    events = await reply_events(agent2, "add a note")
     assert results(events)["add_note"] == "saved t"
     assert 'rounds_left="3"' in system_prompt(model2, 0)
     for word in ("a", "b"):
         agent2.state = AgentState.model_validate_json(agent2.state.model_dump_json())
-        await turn(agent2, word)
+        await reply_events(agent2, word)
     assert "Last visible run" in system_prompt(model2, 3)
     assert agent2.state.plugins == {}
     agent2.state = AgentState.model_validate_json(agent2.state.model_dump_json())
-    await turn(agent2, "c")
+    await reply_events(agent2, "c")
     assert "add_note" not in tool_names(model2, 4)
     model2.assert_complete()
 
@@ -248,13 +250,15 @@ async def test_a_paused_and_resumed_reply_is_one_round_even_across_processes():
             said(call("delete_note", {"title": "milk"})),
         ]
     )
-    agent = make_agent(model, Toolkit(plugins=[notes.plugin()]))
+    agent = scripted_agent(model=model, toolkit=Toolkit(plugins=[notes.plugin()]))
     event = await pause(agent, "delete milk")
     saved = agent.state.model_dump_json()
 
     model2 = ScriptedChatModel([said("deleted"), said("ok")])
-    agent2 = make_agent(
-        model2, Toolkit(plugins=[notes.plugin()]), state=AgentState.model_validate_json(saved)
+    agent2 = scripted_agent(
+        model=model2,
+        toolkit=Toolkit(plugins=[notes.plugin()]),
+        state=AgentState.model_validate_json(saved),
     )
     (asked,) = event.tool_calls
     resume = UserConfirmResultEvent(
@@ -266,13 +270,13 @@ async def test_a_paused_and_resumed_reply_is_one_round_even_across_processes():
     # the waking reply (paused and resumed) did not use up a round
     assert agent2.state.plugins == {"note": 3}
     assert "plugin_activation" not in agent2.state.tool_state
-    await turn(agent2, "next")
+    await reply_events(agent2, "next")
     assert agent2.state.plugins == {"note": 2}
 
 
 async def test_a_reply_that_pauses_counts_one_round_only_when_it_ends():
     model = ScriptedChatModel([said(call("delete_note", {"title": "a"})), said("ok")])
-    agent = make_agent(model, Toolkit(plugins=[Notes().plugin()]))
+    agent = scripted_agent(model=model, toolkit=Toolkit(plugins=[Notes().plugin()]))
     agent.state.plugins = {"note": 2}
     event = await pause(agent, "delete a")
     assert agent.state.plugins == {"note": 2}  # paused: not counted yet
@@ -288,7 +292,7 @@ async def test_a_reply_that_pauses_counts_one_round_only_when_it_ends():
 
 async def test_an_interrupted_reply_still_counts_as_a_round():
     model = ScriptedChatModel([said(call("delete_note", {"title": "a"}))])
-    agent = make_agent(model, Toolkit(plugins=[Notes().plugin()]))
+    agent = scripted_agent(model=model, toolkit=Toolkit(plugins=[Notes().plugin()]))
     agent.state.plugins = {"note": 1}
     event = await pause(agent, "delete a")
     events = [e async for e in agent.reply_stream(UserInterruptEvent(reply_id=event.reply_id))]
@@ -300,10 +304,10 @@ async def test_sessions_sharing_a_toolkit_keep_their_own_activations():
     toolkit = Toolkit(plugins=[Notes().plugin()])
     model_a = ScriptedChatModel([said(call("activate_plugin", {"module_name": "note"})), said("a")])
     model_b = ScriptedChatModel([said("b")])
-    agent_a = make_agent(model_a, toolkit)
-    agent_b = make_agent(model_b, toolkit)
-    await turn(agent_a, "wake")
-    await turn(agent_b, "hello")
+    agent_a = scripted_agent(model=model_a, toolkit=toolkit)
+    agent_b = scripted_agent(model=model_b, toolkit=toolkit)
+    await reply_events(agent_a, "wake")
+    await reply_events(agent_b, "hello")
     assert agent_a.state.plugins == {"note": 3}
     assert agent_b.state.plugins == {}
     assert "add_note" not in tool_names(model_b, 0)

@@ -2,17 +2,7 @@
 
 from __future__ import annotations
 
-from plugin_helpers import (
-    Notes,
-    call,
-    make_agent,
-    results,
-    said,
-    system_prompt,
-    tool_names,
-    turn,
-    weather_plugin,
-)
+from plugin_helpers import Notes, call, results, said, system_prompt, tool_names, weather_plugin
 
 from tether import ScriptedChatModel, Toolkit, UserMsg
 from tether.event import (
@@ -29,6 +19,7 @@ from tether.plugin import (
     PluginScheduler,
 )
 from tether.state import AgentState
+from tether.testing import reply_events, scripted_agent
 
 
 def test_the_round_constants_are_the_seeds():
@@ -44,8 +35,8 @@ async def test_a_sleepable_plugin_without_injection_shows_only_its_methods_when_
     model = ScriptedChatModel(
         [said(call("activate_plugin", {"module_name": "weather"})), said("ok")]
     )
-    agent = make_agent(model, Toolkit(plugins=[weather_plugin()]))
-    events = await turn(agent, "weather?")
+    agent = scripted_agent(model=model, toolkit=Toolkit(plugins=[weather_plugin()]))
+    events = await reply_events(agent, "weather?")
     block = results(events)["activate_plugin"].split("\n\n", 1)[1]
     assert block.startswith('<plugin name="Weather" module_name="weather" state="active"')
     assert "- get_weather(city): Current weather of a city." in block
@@ -57,11 +48,11 @@ async def test_a_sleepable_plugin_without_injection_shows_only_its_methods_when_
 
 async def test_observing_messages_is_not_a_round():
     model = ScriptedChatModel([said("ok")])
-    agent = make_agent(model, Toolkit(plugins=[Notes().plugin()]))
+    agent = scripted_agent(model=model, toolkit=Toolkit(plugins=[Notes().plugin()]))
     agent.state.plugins = {"note": 1}
     await agent.observe(UserMsg("user", "just so you know"))
     assert agent.state.plugins == {"note": 1}
-    await turn(agent, "hi")
+    await reply_events(agent, "hi")
     assert agent.state.plugins == {}
 
 
@@ -69,8 +60,8 @@ async def test_a_confirmed_call_whose_plugin_fell_asleep_meanwhile_does_not_run(
     # paused while the plugin was always awake; resumed under a configuration where it sleeps
     notes = Notes()
     model = ScriptedChatModel([said(call("delete_note", {"title": "milk"}))])
-    agent = make_agent(model, Toolkit(plugins=[notes.plugin(allow_sleep=None)]))
-    events = await turn(agent, "delete milk")
+    agent = scripted_agent(model=model, toolkit=Toolkit(plugins=[notes.plugin(allow_sleep=None)]))
+    events = await reply_events(agent, "delete milk")
     pause = events[-1]
     assert isinstance(pause, RequireUserConfirmEvent)
     saved = agent.state.model_dump_json()
@@ -79,7 +70,9 @@ async def test_a_confirmed_call_whose_plugin_fell_asleep_meanwhile_does_not_run(
     toolkit2 = Toolkit(
         plugins=[notes.plugin(allow_sleep=None)], plugin_strategies={"note": "allow_sleep"}
     )
-    agent2 = make_agent(model2, toolkit2, state=AgentState.model_validate_json(saved))
+    agent2 = scripted_agent(
+        model=model2, toolkit=toolkit2, state=AgentState.model_validate_json(saved)
+    )
     (asked,) = pause.tool_calls
     resume = UserConfirmResultEvent(
         reply_id=pause.reply_id, confirm_results=[ConfirmResult(confirmed=True, tool_call=asked)]
@@ -94,9 +87,9 @@ async def test_a_confirmed_call_whose_plugin_fell_asleep_meanwhile_does_not_run(
 async def test_interrupting_a_reply_paused_on_a_plugin_tool_in_its_last_run_puts_it_to_sleep():
     notes = Notes()
     model = ScriptedChatModel([said(call("delete_note", {"title": "milk"})), said("asleep")])
-    agent = make_agent(model, Toolkit(plugins=[notes.plugin()]))
+    agent = scripted_agent(model=model, toolkit=Toolkit(plugins=[notes.plugin()]))
     agent.state.plugins = {"note": 1}
-    events = await turn(agent, "delete milk")
+    events = await reply_events(agent, "delete milk")
     pause = events[-1]
     assert isinstance(pause, RequireUserConfirmEvent)
     assert agent.state.plugins == {"note": 1}  # a pause is not the end of the run
@@ -106,6 +99,6 @@ async def test_interrupting_a_reply_paused_on_a_plugin_tool_in_its_last_run_puts
     assert [e.module_name for e in stopped if isinstance(e, PluginSleptEvent)] == ["note"]
     assert "interrupted" in results(stopped)["delete_note"]
     assert notes.calls == [] and agent.state.plugins == {}
-    await turn(agent, "next")
+    await reply_events(agent, "next")
     assert "delete_note" not in tool_names(model, 1)
     model.assert_complete()

@@ -6,13 +6,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tether.agent import Agent
-from tether.event import AgentEvent, RequireUserConfirmEvent, ToolResultEndEvent
-from tether.message import AssistantMsg, ToolResultBlock, UserMsg
+from tether.event import RequireUserConfirmEvent
+from tether.message import AssistantMsg, ToolResultBlock
 from tether.model import ScriptedChatModel
 from tether.permission import PermissionContext, PermissionMode
 from tether.state import AgentState
-from tether.tool import ToolBase, Toolkit
+from tether.testing import reply_events, scripted_agent, tool_results
+from tether.tool import ToolBase
 
 
 @dataclass
@@ -28,10 +28,6 @@ class Outcome:
         return "\n".join(str(r.output) for r in self.results)
 
 
-def _results(events: list[AgentEvent]) -> list[ToolResultBlock]:
-    return [e.tool_result for e in events if isinstance(e, ToolResultEndEvent)]
-
-
 async def run_call(
     tool: ToolBase,
     arguments: dict[str, Any],
@@ -41,20 +37,13 @@ async def run_call(
     **rules: Any,
 ) -> Outcome:
     """Let a scripted model call `tool` once in a fresh session whose work dir is `work`."""
-    model = ScriptedChatModel(
-        [
-            AssistantMsg("a", [ScriptedChatModel.tool_call(tool.name, arguments, id="c1")]),
-            AssistantMsg("a", "done"),
-        ]
-    )
     context = PermissionContext(mode=mode, working_directories=[str(work)], **rules)
-    agent = Agent(
-        name="bot",
-        system_prompt="p",
-        model=model,
-        toolkit=Toolkit(tools=[tool]),
+    agent = scripted_agent(
+        AssistantMsg("a", [ScriptedChatModel.tool_call(tool.name, arguments, id="c1")]),
+        AssistantMsg("a", "done"),
+        tools=[tool],
         state=AgentState(permission_context=context),
     )
-    events = [e async for e in agent.reply_stream(UserMsg("user", "go"))]
+    events = await reply_events(agent, "go")
     asked = any(isinstance(e, RequireUserConfirmEvent) for e in events)
-    return Outcome(asked=asked, results=_results(events))
+    return Outcome(asked=asked, results=tool_results(events))

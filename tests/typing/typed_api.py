@@ -15,11 +15,15 @@ from tether import Agent, AgentState, Msg, UserMsg
 from tether import tool as top_level_tool
 from tether.app.storage import SQLiteStorage
 from tether.event import AgentEvent, PauseEvent, pause_events_of
-from tether.message import ToolCallBlock
+from tether.message import AssistantMsg, ToolCallBlock, ToolResultBlock
 from tether.middleware import ActingCall, MiddlewareBase, ModelCall, PermissionCall, ReplyCall
 from tether.model import ChatModelBase, ChatRequest, ScriptedChatModel
+from tether.permission import PermissionBehavior, PermissionRule
+from tether.plugin import Plugin, PluginScheduler
+from tether.skill import LocalSkillLoader
 from tether.state import Checkpoint, PendingReply
-from tether.tool import FunctionTool, ToolBase, ToolContext, ToolSourceBase, tool
+from tether.testing import RecordingMiddleware, reply_events, scripted_agent, tool_results
+from tether.tool import FunctionTool, ToolBase, ToolContext, Toolkit, ToolSourceBase, tool
 
 
 @tool
@@ -88,3 +92,25 @@ class Logs(MiddlewareBase):
 
 
 _ = ScriptedChatModel([])
+
+
+async def testing_helpers() -> None:
+    agent = scripted_agent(AssistantMsg("a", "hi"), tools=[add])
+    assert_type(agent, Agent)
+    events = await reply_events(agent, "hi")
+    assert_type(events, list[AgentEvent])
+    assert_type(tool_results(events), list[ToolResultBlock])
+    recorder = RecordingMiddleware()
+    assert_type(recorder.events, list[AgentEvent])
+
+
+def requests(request: ChatRequest) -> None:
+    assert_type(request.structured_json_schema, dict[str, Any] | None)
+
+
+async def sources(toolkit: Toolkit, state: AgentState, plugin: Plugin) -> None:
+    view = await toolkit.view(state)
+    assert_type(view.tools, dict[str, ToolBase])
+    assert_type(Plugin.scheduler_for([plugin]), PluginScheduler)
+    assert_type(LocalSkillLoader("skills").as_plugin(), Plugin)
+    assert_type(PermissionRule.parse("Read(src/**)").behavior, PermissionBehavior)

@@ -74,7 +74,7 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
         messages=request_messages(state, system_prompt, hint),
         tools=tools,
         tool_choice=tool_choice,
-        structured_schema=run.cursor.structured_schema,
+        structured_json_schema=run.cursor.structured_schema,
     )
     if run.observed:
         yield ModelCallStartEvent(reply_id=reply_id, model_name=agent.model.model_name)

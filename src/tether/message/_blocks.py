@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tether._ids import new_id
-from tether.permission import PermissionRule
+from tether._rule import PermissionRule
 
 __all__ = [
     "Base64Source",

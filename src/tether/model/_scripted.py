@@ -92,7 +92,7 @@ class ScriptedChatModel(ChatModelBase):
                 messages=list(request.messages),
                 tools=list(request.tools),
                 tool_choice=request.tool_choice,
-                structured_schema=request.structured_schema,
+                structured_json_schema=request.structured_json_schema,
             )
         )
         if index >= len(self.responses):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -43,8 +44,24 @@ class ChatRequest:
     """JSON tool schemas, each `{"name", "description", "parameters"}`."""
     tool_choice: ToolChoice = "auto"
     """How the model may use the tools."""
-    structured_schema: dict[str, Any] | None = None
-    """A JSON schema the final answer must follow, if any."""
+    structured_json_schema: dict[str, Any] | None = None
+    """The JSON schema the final answer must follow, if any (the schema of the pydantic
+    class given to `Agent.reply(..., structured_schema=...)`)."""
+
+    @property
+    def structured_schema(self) -> dict[str, Any] | None:
+        """Deprecated alias of `structured_json_schema`, the same dict (read-only).
+
+        `structured_schema` is the pydantic class given to `Agent.reply`; the request
+        carries its JSON schema under `structured_json_schema`.
+        """
+        warnings.warn(
+            "`ChatRequest.structured_schema` is deprecated; read `structured_json_schema` "
+            "(the same JSON-schema dict)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.structured_json_schema
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Awaitable, Callable, Iterable
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from tether.errors import PluginError
 from tether.tool import FunctionTool, ToolBase, ToolSourceBase
 
+if TYPE_CHECKING:
+    from tether.plugin._scheduler import PluginScheduler
+    from tether.state import AgentState
+
 __all__ = ["InjectFunc", "Plugin"]
 
-InjectFunc = Callable[[Any], Awaitable[str | None] | str | None]
+InjectFunc = Callable[["AgentState"], Awaitable[str | None] | str | None]
 """A prompt injection: takes the session's `AgentState`, returns text for the plugin block."""
 
 _MODULE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
@@ -167,12 +171,30 @@ class Plugin:
         plugin.tool_prefix = tool_prefix
         return plugin
 
+    @classmethod
+    def scheduler_for(
+        cls, plugins: Iterable[Plugin], *, strategies: Mapping[str, str] | None = None
+    ) -> PluginScheduler:
+        """The one tool source that schedules `plugins` (what `Toolkit(plugins=...)` adds).
+
+        Args:
+            plugins: The toolkit's plugins.
+            strategies: The operator's overrides by module name (`plugin_strategies`).
+
+        Raises:
+            PluginError: as `PluginScheduler` does (a non-`Plugin`, a clash, a bad strategy).
+        """
+        # Same package, one module up: `_scheduler` imports this module at load.
+        from tether.plugin._scheduler import PluginScheduler
+
+        return PluginScheduler(plugins, strategies=strategies)
+
     @property
     def is_dynamic(self) -> bool:
         """Whether the full block depends on the session (an injection or a source)."""
         return self.inject is not None or self.source is not None
 
-    async def list_tools(self, state: Any) -> list[ToolBase]:
+    async def list_tools(self, state: AgentState) -> list[ToolBase]:
         """The plugin's tools now (a source is asked each time)."""
         if self.source is not None:
             return list(await self.source.list_tools(state))
@@ -184,7 +206,7 @@ class Plugin:
             return True
         return self.tool_prefix is not None and tool_name.startswith(self.tool_prefix)
 
-    async def injected_text(self, state: Any) -> str:
+    async def injected_text(self, state: AgentState) -> str:
         """The text `inject` and a wrapped source's prompt add to the block now."""
         parts: list[str] = []
         if self.source is not None:

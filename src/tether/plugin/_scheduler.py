@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import logging
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 import tether.plugin._render as text
 from tether.errors import PluginError
@@ -19,7 +19,6 @@ from tether.plugin._activation import (
 )
 from tether.plugin._plugin import Plugin
 from tether.plugin._session import (
-    SessionLike,
     activated_in_reply,
     activated_in_this_step,
     clear_marker,
@@ -35,6 +34,9 @@ from tether.plugin._strategy import (
     validate_strategies,
 )
 from tether.tool import PromptParts, ToolBase, ToolSourceBase
+
+if TYPE_CHECKING:
+    from tether.state import AgentState
 
 __all__ = ["BUILTIN_MODULE", "PluginScheduler"]
 
@@ -130,7 +132,7 @@ class PluginScheduler(ToolSourceBase):
         """Whether the plugin takes part in scheduling (after the operator's strategy)."""
         return module_name in self._sleepable
 
-    def visibility(self, module_name: str, state: SessionLike) -> PluginVisibility:
+    def visibility(self, module_name: str, state: AgentState) -> PluginVisibility:
         """Where the plugin stands in the session `state`.
 
         Raises:
@@ -144,7 +146,7 @@ class PluginScheduler(ToolSourceBase):
             return "always_awake" if self._plugins[module_name].enabled else "sleeping"
         return "active" if state.plugins.get(module_name, 0) > 0 else "sleeping"
 
-    def _awake(self, state: SessionLike, *, with_fresh: bool = False) -> list[_Awake]:
+    def _awake(self, state: AgentState, *, with_fresh: bool = False) -> list[_Awake]:
         """Always-awake plugins, then active ones; `with_fresh` adds those woken this step."""
         always: list[_Awake] = []
         active: list[_Awake] = []
@@ -159,7 +161,7 @@ class PluginScheduler(ToolSourceBase):
                 active.append((p, "active", left))
         return always + active
 
-    async def _offered(self, state: Any, *, with_fresh: bool = False) -> list[_Offered]:
+    async def _offered(self, state: AgentState, *, with_fresh: bool = False) -> list[_Offered]:
         """The awake plugins with the tools each really offers now.
 
         Two sources can come to offer one tool name while both are awake (a server added
@@ -185,14 +187,14 @@ class PluginScheduler(ToolSourceBase):
             offered.append((plugin, visibility, left, tools))
         return offered
 
-    async def list_tools(self, state: Any) -> list[ToolBase]:
+    async def list_tools(self, state: AgentState) -> list[ToolBase]:
         """The activation tools, then the tools of every awake plugin."""
         tools = list(self._activation_tools)
         for _, _, _, offered in await self._offered(state):
             tools.extend(offered)
         return tools
 
-    async def prompt(self, state: Any) -> PromptParts | None:
+    async def prompt(self, state: AgentState) -> PromptParts | None:
         """Stable: the catalogue of briefs and static always-awake blocks; dynamic: the rest."""
         acting = is_acting(state)
         fresh = activated_in_reply(state, state.reply.reply_id) if state.reply else set()
@@ -213,14 +215,14 @@ class PluginScheduler(ToolSourceBase):
         return PromptParts(stable=self._stable, dynamic="\n\n".join(dynamic))
 
     @staticmethod
-    async def _injected(plugin: Plugin, state: Any) -> str:
+    async def _injected(plugin: Plugin, state: AgentState) -> str:
         try:
             return await plugin.injected_text(state)
         except Exception as exc:  # a plugin's bug must not end the user's conversation
             _log.warning("prompt injection of plugin %r failed", plugin.module_name, exc_info=True)
             return f"(This plugin's live context could not be loaded: {type(exc).__name__}: {exc})"
 
-    def unavailable_hint(self, tool_name: str, state: Any) -> str | None:
+    def unavailable_hint(self, tool_name: str, state: AgentState) -> str | None:
         """Why a plugin's tool cannot be called now: asleep, disabled, or woken this step."""
         for m, plugin in self._plugins.items():
             if plugin.owns(tool_name):
@@ -262,21 +264,19 @@ class PluginScheduler(ToolSourceBase):
         return plugin
 
     @staticmethod
-    def _runs_after_this(state: SessionLike, module_name: str) -> int:
+    def _runs_after_this(state: AgentState, module_name: str) -> int:
         left = state.plugins.get(module_name, 0)
         reply = state.reply
         if reply is None or module_name in activated_in_reply(state, reply.reply_id):
             return left  # the reply that woke it does not use up a round
         return left - 1
 
-    def _already_active(self, state: SessionLike, module_name: str) -> ActivationOutcome:
+    def _already_active(self, state: AgentState, module_name: str) -> ActivationOutcome:
         runs = self._runs_after_this(state, module_name)
         next_step = activated_in_this_step(state, module_name)
         return ActivationOutcome(text.already_active_text(module_name, runs, next_step=next_step))
 
-    async def activate(
-        self, state: SessionLike, module_name: str, rounds: int
-    ) -> ActivationOutcome:
+    async def activate(self, state: AgentState, module_name: str, rounds: int) -> ActivationOutcome:
         """Wake a sleeping plugin for `rounds` replies after this one (clamped to 1..20)."""
         found = self._lookup(module_name)
         if isinstance(found, ActivationOutcome):
@@ -302,7 +302,7 @@ class PluginScheduler(ToolSourceBase):
             text.activated_text(module_name, rounds, block), rounds_left=rounds
         )
 
-    def extend(self, state: SessionLike, module_name: str, rounds: int) -> ActivationOutcome:
+    def extend(self, state: AgentState, module_name: str, rounds: int) -> ActivationOutcome:
         """Add `rounds` (clamped to 1..20) to an active plugin's replies left, 20 at most."""
         found = self._lookup(module_name)
         if isinstance(found, ActivationOutcome):
@@ -317,7 +317,7 @@ class PluginScheduler(ToolSourceBase):
         reply = text.extended_text(module_name, added, runs, wanted > MAX_ACTIVE_ROUNDS)
         return ActivationOutcome(reply, rounds_left=state.plugins[module_name])
 
-    async def on_reply_end(self, state: Any, reply_id: str) -> list[AgentEvent]:
+    async def on_reply_end(self, state: AgentState, reply_id: str) -> list[AgentEvent]:
         """Count the finished reply as one round for every active plugin not woken in it."""
         fresh = activated_in_reply(state, reply_id)
         events: list[AgentEvent] = []

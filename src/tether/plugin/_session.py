@@ -5,19 +5,21 @@ the reply in progress (and at which reasoning step) is kept in
 `state.tool_state["plugin_activation"]`, so a reply paused for confirmation and resumed in
 another process still counts as one round and still hides a plugin woken in the paused step.
 
-The plugin package sits below `state/` in the layering, so it sees the state through the
-`SessionLike` protocol instead of importing `AgentState`.
+The plugin package sits below `state/` in the layering: `AgentState` is imported for
+typing only.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from tether.message import ToolCallState
 
+if TYPE_CHECKING:
+    from tether.state import AgentState
+
 __all__ = [
     "MARKER_KEY",
-    "SessionLike",
     "activated_in_reply",
     "activated_in_this_step",
     "clear_marker",
@@ -31,21 +33,7 @@ MARKER_KEY = "plugin_activation"
 _OPEN = (ToolCallState.PENDING, ToolCallState.ALLOWED, ToolCallState.RUNNING)
 
 
-class SessionLike(Protocol):
-    """The parts of `AgentState` the scheduler uses."""
-
-    plugins: dict[str, int]
-    tool_state: dict[str, dict[str, Any]]
-
-    @property
-    def reply(self) -> Any:  # a ReplyCursor (reply_id, iteration) or None
-        """The reply in progress."""
-
-    def reply_msg(self) -> Any:  # the reply's assistant Msg, or None
-        """The reply's assistant message."""
-
-
-def is_acting(state: SessionLike) -> bool:
+def is_acting(state: AgentState) -> bool:
     """Whether the view is being built to run tool calls (some call is still unanswered).
 
     The loop reasons only once every call of the previous step has its result, so a view
@@ -58,7 +46,7 @@ def is_acting(state: SessionLike) -> bool:
     return any(c.state in _OPEN for c in msg.tool_calls)
 
 
-def _marker(state: SessionLike) -> dict[str, Any] | None:
+def _marker(state: AgentState) -> dict[str, Any] | None:
     marker = state.tool_state.get(MARKER_KEY)
     reply = state.reply
     if marker is None or reply is None or marker.get("reply_id") != reply.reply_id:
@@ -66,7 +54,7 @@ def _marker(state: SessionLike) -> dict[str, Any] | None:
     return marker
 
 
-def mark_activated(state: SessionLike, module_name: str) -> None:
+def mark_activated(state: AgentState, module_name: str) -> None:
     """Record that `module_name` woke in the current step of the reply in progress."""
     reply = state.reply
     if reply is None:
@@ -78,7 +66,7 @@ def mark_activated(state: SessionLike, module_name: str) -> None:
     marker["activated"][module_name] = reply.iteration
 
 
-def activated_in_reply(state: SessionLike, reply_id: str) -> set[str]:
+def activated_in_reply(state: AgentState, reply_id: str) -> set[str]:
     """The plugins woken during reply `reply_id` (this reply does not use up their rounds)."""
     marker = state.tool_state.get(MARKER_KEY)
     if marker is None or marker.get("reply_id") != reply_id:
@@ -86,15 +74,15 @@ def activated_in_reply(state: SessionLike, reply_id: str) -> set[str]:
     return set(marker.get("activated", {}))
 
 
-def activated_in_this_step(state: SessionLike, module_name: str) -> bool:
+def activated_in_this_step(state: AgentState, module_name: str) -> bool:
     """Whether `module_name` woke in the step whose tool calls are being run now."""
-    marker = _marker(state)
-    if marker is None or not is_acting(state):
+    marker, reply = _marker(state), state.reply
+    if marker is None or reply is None or not is_acting(state):
         return False
     step = marker.get("activated", {}).get(module_name)
-    return step is not None and step == state.reply.iteration
+    return step is not None and step == reply.iteration
 
 
-def clear_marker(state: SessionLike) -> None:
+def clear_marker(state: AgentState) -> None:
     """Forget this reply's activations (at the reply's end)."""
     state.tool_state.pop(MARKER_KEY, None)

@@ -8,12 +8,16 @@ import os
 from abc import abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.errors import SkillError
 from tether.skill._skill import SKILL_FILE, Skill, parse_skill
 from tether.skill._tool import SkillTool
 from tether.tool import PromptParts, ToolBase, ToolSourceBase
+
+if TYPE_CHECKING:
+    from tether.plugin import Plugin
+    from tether.state import AgentState
 
 __all__ = ["LocalSkillLoader", "SkillLoaderBase", "render_skill_list"]
 
@@ -45,7 +49,7 @@ class SkillLoaderBase(ToolSourceBase):
     """The name of the tool that opens a skill."""
 
     @abstractmethod
-    async def skills(self, state: Any) -> list[Skill]:
+    async def skills(self, state: AgentState) -> list[Skill]:
         """The skills available now."""
 
     @property
@@ -57,11 +61,11 @@ class SkillLoaderBase(ToolSourceBase):
             self.__dict__["_skill_tool"] = tool
         return tool
 
-    async def list_tools(self, state: Any) -> list[ToolBase]:
+    async def list_tools(self, state: AgentState) -> list[ToolBase]:
         """The `Skill` tool, when there is at least one skill."""
         return [self.skill_tool] if await self.skills(state) else []
 
-    async def prompt(self, state: Any) -> PromptParts | None:
+    async def prompt(self, state: AgentState) -> PromptParts | None:
         """The list of skills (stable text: it changes only when the skills do)."""
         skills = await self.skills(state)
         if not skills:
@@ -72,7 +76,7 @@ class SkillLoaderBase(ToolSourceBase):
             self.__dict__["_rendered"] = cached
         return PromptParts(stable=cached[1])
 
-    def unavailable_hint(self, tool_name: str, state: Any) -> str | None:
+    def unavailable_hint(self, tool_name: str, state: AgentState) -> str | None:
         """Explain a call to the skill tool while no skill is installed."""
         if tool_name == self.tool_name:
             return f"Error: no skills are installed, so {tool_name!r} cannot be called."
@@ -84,7 +88,7 @@ class SkillLoaderBase(ToolSourceBase):
         description: str | None = None,
         sleep_brief: str | None = None,
         **kwargs: Any,
-    ) -> Any:
+    ) -> Plugin:
         """These skills as a sleepable plugin: not even listed until the model wakes it.
 
         Args:
@@ -198,7 +202,7 @@ class LocalSkillLoader(SkillLoaderBase):
     def _stats(self) -> Signature:
         return tuple(entry for root in self.directories for entry in signature(root))
 
-    async def skills(self, state: Any) -> list[Skill]:
+    async def skills(self, state: AgentState) -> list[Skill]:
         """The skills, re-checked on disk once per reply (by file stats)."""
         reply = getattr(state, "reply", None)
         key = getattr(reply, "reply_id", None)

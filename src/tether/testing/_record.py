@@ -36,12 +36,16 @@ class RecordingMiddleware(MiddlewareBase):
     passed on. It changes nothing.
     """
 
-    hooks: list[tuple[str, Any]] = field(default_factory=list)
+    hooks: list[tuple[str, ReplyCall | ReasoningCall | ModelCall | ActingCall]] = field(
+        default_factory=list
+    )
+    """`(hook name, call record)` pairs, in the order the hooks ran."""
     events: list[AgentEvent] = field(default_factory=list)
+    """Every event `on_reply` passed on."""
 
     async def on_reply(
-        self, call: ReplyCall, call_next: Callable[[ReplyCall], AsyncIterator[Any]]
-    ) -> AsyncIterator[Any]:
+        self, call: ReplyCall, call_next: Callable[[ReplyCall], AsyncIterator[AgentEvent]]
+    ) -> AsyncIterator[AgentEvent]:
         """Record the reply and its events."""
         self.hooks.append(("on_reply", call))
         async for event in call_next(call):
@@ -49,8 +53,10 @@ class RecordingMiddleware(MiddlewareBase):
             yield event
 
     async def on_reasoning(
-        self, call: ReasoningCall, call_next: Callable[[ReasoningCall], AsyncIterator[Any]]
-    ) -> AsyncIterator[Any]:
+        self,
+        call: ReasoningCall,
+        call_next: Callable[[ReasoningCall], AsyncIterator[AgentEvent]],
+    ) -> AsyncIterator[AgentEvent]:
         """Record the reasoning step."""
         self.hooks.append(("on_reasoning", call))
         async for event in call_next(call):
@@ -65,8 +71,8 @@ class RecordingMiddleware(MiddlewareBase):
             yield item
 
     async def on_acting(
-        self, call: ActingCall, call_next: Callable[[ActingCall], AsyncIterator[Any]]
-    ) -> AsyncIterator[Any]:
+        self, call: ActingCall, call_next: Callable[[ActingCall], AsyncIterator[AgentEvent]]
+    ) -> AsyncIterator[AgentEvent]:
         """Record the tool call."""
         self.hooks.append(("on_acting", call))
         async for event in call_next(call):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack
 from typing import Any
 
@@ -44,6 +44,9 @@ __all__ = ["StorageConformance", "edit_randomly", "rich_state"]
 U, A, S = "user-1", "agent-1", "session-1"
 StorageFactory = Callable[[], StorageBase]
 
+OpenStorage = Callable[[], Awaitable[StorageBase]]
+"""The `stores` fixture: opens one more storage over the same data."""
+
 
 class StorageConformance:
     """Behaviour every `StorageBase` must show; subclasses provide `storage_factory`."""
@@ -56,7 +59,7 @@ class StorageConformance:
         raise NotImplementedError("define a `storage_factory` fixture in your test class")
 
     @pytest_asyncio.fixture
-    async def stores(self, storage_factory: StorageFactory) -> AsyncIterator[Any]:
+    async def stores(self, storage_factory: StorageFactory) -> AsyncIterator[OpenStorage]:
         """A function opening another storage over the same data (closed at teardown)."""
         async with AsyncExitStack() as stack:
 
@@ -66,7 +69,7 @@ class StorageConformance:
             yield open_one
 
     @pytest_asyncio.fixture
-    async def storage(self, stores: Any) -> StorageBase:
+    async def storage(self, stores: OpenStorage) -> StorageBase:
         """One open storage."""
         opened: StorageBase = await stores()
         return opened
@@ -104,7 +107,7 @@ class StorageConformance:
         assert loaded is not None and loaded.state == other and loaded.state.context == []
 
     async def test_a_rich_state_round_trips_equal_in_another_worker(
-        self, storage: StorageBase, stores: Any
+        self, storage: StorageBase, stores: OpenStorage
     ) -> None:
         state = rich_state(12)
         await storage.upsert_session(U, A, S, state=state, metadata={"k": [1, "二"]})
@@ -129,7 +132,7 @@ class StorageConformance:
         assert await storage.get_session(U, A, S) is None
 
     async def test_updates_bump_the_version_and_round_trip(
-        self, storage: StorageBase, stores: Any
+        self, storage: StorageBase, stores: OpenStorage
     ) -> None:
         record = await storage.upsert_session(U, A, S)
         state = record.state
@@ -140,7 +143,7 @@ class StorageConformance:
         assert loaded is not None and loaded.version == 4 and loaded.state == state
 
     async def test_random_edits_round_trip_after_every_save(
-        self, storage: StorageBase, stores: Any
+        self, storage: StorageBase, stores: OpenStorage
     ) -> None:
         rng = random.Random(7)
         reader: StorageBase = await stores()
@@ -154,7 +157,7 @@ class StorageConformance:
             assert loaded.state == state, f"step {step}: {kind}"
 
     async def test_a_reloaded_state_continues_from_any_worker(
-        self, storage: StorageBase, stores: Any
+        self, storage: StorageBase, stores: OpenStorage
     ) -> None:
         rng = random.Random(11)
         workers = [storage, await stores()]
@@ -169,7 +172,7 @@ class StorageConformance:
             assert check is not None and check.state == record.state
 
     async def test_concurrent_updates_from_one_version_exactly_one_wins(
-        self, storage: StorageBase, stores: Any
+        self, storage: StorageBase, stores: OpenStorage
     ) -> None:
         await storage.upsert_session(U, A, S, state=rich_state())
         other: StorageBase = await stores()
@@ -190,7 +193,7 @@ class StorageConformance:
         assert loaded is not None and loaded.version == 2 and loaded.state == winner
 
     async def test_the_loser_reloads_and_nothing_is_lost(
-        self, storage: StorageBase, stores: Any
+        self, storage: StorageBase, stores: OpenStorage
     ) -> None:
         await storage.upsert_session(U, A, S)
         workers = [storage, await stores(), await stores()]
@@ -273,7 +276,7 @@ class StorageConformance:
         assert loaded is not None and loaded.state.context == []
 
     async def test_a_session_deleted_and_created_again_is_not_the_old_one(
-        self, storage: StorageBase, stores: Any
+        self, storage: StorageBase, stores: OpenStorage
     ) -> None:
         other: StorageBase = await stores()
         old = (await storage.upsert_session(U, A, S, state=rich_state())).state

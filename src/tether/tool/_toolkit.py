@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tether.errors import ConfigError, DuplicateToolError
+from tether.errors import ConfigError, DuplicateToolError, PluginError
 from tether.tool._base import ToolBase
 from tether.tool._function import FunctionTool
 from tether.tool._source import ToolSourceBase
 from tether.tool._validate import check_iterable
+
+if TYPE_CHECKING:
+    from tether.plugin import Plugin, PluginScheduler
+    from tether.state import AgentState
 
 __all__ = ["Toolkit", "ToolkitView"]
 
@@ -30,7 +34,7 @@ class ToolkitView:
     sources: Sequence[ToolSourceBase] = field(default_factory=tuple)
     """The sources the view was built from."""
 
-    def unknown_tool_message(self, name: str, state: Any) -> str:
+    def unknown_tool_message(self, name: str, state: AgentState) -> str:
         """An error text for a call to a tool that is not callable now."""
         for source in self.sources:
             hint = source.unavailable_hint(name, state)
@@ -55,10 +59,10 @@ class Toolkit:
 
     def __init__(
         self,
-        tools: Iterable[ToolBase | Any] | None = None,
+        tools: Iterable[ToolBase | Callable[..., Any]] | None = None,
         mcps: Iterable[ToolSourceBase] | None = None,
         skills_or_loaders: Iterable[str | Path | ToolSourceBase] | None = None,
-        plugins: Iterable[Any] | None = None,
+        plugins: Iterable[Plugin] | None = None,
         *,
         plugin_strategies: Mapping[str, str] | None = None,
     ) -> None:
@@ -76,17 +80,21 @@ class Toolkit:
         for source in _skill_sources(list(skills_or_loaders or ())):
             self.add_source(source)
         plugin_list = list(plugins or ())
-        if plugin_list or plugin_strategies:
-            from tether.plugin import PluginScheduler  # plugins sit above tool/
-
-            scheduler = PluginScheduler(plugin_list, strategies=plugin_strategies)
+        if plugin_list:
+            scheduler = _plugin_scheduler(plugin_list, plugin_strategies)
             self._reserved = scheduler.known_tool_names
             for name in self._tools:
                 self._check_free(name)
             self.add_source(scheduler)
+        elif plugin_strategies:
+            raise PluginError(
+                f"plugin_strategies names {next(iter(plugin_strategies))!r}, which is not the "
+                "module_name of any plugin in this toolkit (it has none); pass the plugins "
+                "with `Toolkit(plugins=[...], plugin_strategies={...})`"
+            )
         self._static_view: ToolkitView | None = None
 
-    def register(self, tool: ToolBase | Any) -> None:
+    def register(self, tool: ToolBase | Callable[..., Any]) -> None:
         """Add a tool (a `ToolBase`, or a function that becomes a `FunctionTool`)."""
         if not isinstance(tool, ToolBase):
             if not callable(tool):
@@ -128,7 +136,7 @@ class Toolkit:
         """The tool sources (MCP clients, skill loaders, plugin scheduler)."""
         return list(self._sources)
 
-    async def view(self, state: Any, *, with_prompt: bool = True) -> ToolkitView:
+    async def view(self, state: AgentState, *, with_prompt: bool = True) -> ToolkitView:
         """The tools and prompt text for one step of the session `state`.
 
         `with_prompt=False` skips the sources' prompt text (and plugin injections): the
@@ -175,6 +183,24 @@ class Toolkit:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+def _plugin_scheduler(
+    plugins: list[Plugin], strategies: Mapping[str, str] | None
+) -> PluginScheduler:
+    """The one source for all the plugins, built by their own class (`Plugin.scheduler_for`).
+
+    Plugins sit above `tool/`: the toolkit asks the objects it is given for their source
+    rather than importing the scheduler.
+    """
+    try:
+        build = type(plugins[0]).scheduler_for
+    except AttributeError:
+        raise PluginError(
+            f"`Toolkit(plugins=...)` takes `Plugin` objects, got {plugins[0]!r}; wrap an MCP "
+            "client or skill loader with `Plugin.from_source(...)`"
+        ) from None
+    return build(plugins, strategies=strategies)
 
 
 def _skill_sources(items: list[str | Path | ToolSourceBase]) -> list[ToolSourceBase]:

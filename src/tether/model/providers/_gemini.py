@@ -182,9 +182,9 @@ class GeminiChatModel(ProviderChatModel[GeminiCredential]):
             config["system_instruction"] = system
         if request.tools:
             config["tools"], config["tool_config"] = format_gemini_tools(request, names)
-        elif request.structured_schema is not None:
+        elif request.structured_json_schema is not None:
             config["response_mime_type"] = "application/json"
-            config["response_json_schema"] = request.structured_schema
+            config["response_json_schema"] = request.structured_json_schema
         if self.thinking is not None and self.thinking is not False:
             budget = None if self.thinking is True else int(self.thinking)
             config["thinking_config"] = types.ThinkingConfig(

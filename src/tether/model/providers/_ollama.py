@@ -190,8 +190,8 @@ class OllamaChatModel(ProviderChatModel[OllamaCredential]):
             params["tools"] = format_chat_tools(request, ToolNames(ANY_NAMES))
             if is_forced(request):
                 append_hint(turns, forced_tool_reminder(request.tool_choice))
-        elif request.structured_schema is not None and not request.tools:
-            params["format"] = request.structured_schema
+        elif request.structured_json_schema is not None and not request.tools:
+            params["format"] = request.structured_json_schema
         params["messages"] = format_ollama_messages(turns)
         if self.thinking is not None:
             params["think"] = self.thinking

@@ -108,10 +108,10 @@ class OpenAIChatModel(ProviderChatModel[OpenAICredential]):
         if request.tools:
             params["tools"] = format_chat_tools(request, names)
             params["tool_choice"] = format_tool_choice(request.tool_choice, names)
-        elif request.structured_schema is not None:
+        elif request.structured_json_schema is not None:
             params["response_format"] = {
                 "type": "json_schema",
-                "json_schema": {"name": "answer", "schema": request.structured_schema},
+                "json_schema": {"name": "answer", "schema": request.structured_json_schema},
             }
         if self.reasoning_effort is not None:
             params["reasoning_effort"] = self.reasoning_effort
