@@ -20,7 +20,7 @@ from tether._loop.run import Run
 from tether.event import AgentEvent, ToolResultEndEvent, ToolResultStartEvent
 from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState
 from tether.middleware import ActingCall, PermissionCall, chain_awaitable, chain_iterator
-from tether.middleware._chain import close_stream
+from tether.middleware._chain import close_stream, overrides
 from tether.permission import PermissionBehavior, PermissionDecision, PermissionEngine
 from tether.permission._tool_check import check_tool_call
 from tether.tool import (
@@ -42,8 +42,9 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
     msg = state.reply_msg()
     assert msg is not None
     view = await run.agent.toolkit_view(state, run.structured_model, with_prompt=False)
-    async for event in _recover(run, view, msg.tool_calls):
-        yield event
+    if any(c.state is ToolCallState.RUNNING for c in msg.tool_calls):
+        async for event in _recover(run, view, msg.tool_calls):
+            yield event
     to_run: list[tuple[ToolCallBlock, ToolBase, dict[str, Any] | None]] = []
     batch = open_batch(view, msg.tool_calls)
     with UndoUnannouncedWaits([call for call, _ in batch]):
@@ -169,6 +170,9 @@ def _events(
         session_state=run.state,
         emit=emit,
     )
+    if not any(overrides(mw, "on_acting") for mw in run.agent.middlewares):
+        # No hook between the tool and the loop: its result event is its own result.
+        return run_tool(tool, call, context, args, announce=run.observed)
     acting = ActingCall(
         agent=run.agent, state=run.state, reply_id=run.reply_id, tool_call=call, tool=tool
     )
