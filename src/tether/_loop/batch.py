@@ -13,8 +13,8 @@ from functools import partial
 from typing import Any
 
 from tether.event import AgentEvent, ToolResultEndEvent
-from tether.middleware._chain import close_stream
 from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState
+from tether.middleware._chain import close_stream
 from tether.tool import (
     ArgumentError,
     Emit,

@@ -42,14 +42,21 @@ def stream_reply(
     structured_schema: type[BaseModel] | None,
     checkpoint: Checkpoint | None,
     *,
-    observed: bool,
+    every_event: bool,
 ) -> AsyncIterator[AgentEvent]:
-    """The events of one reply, through the `on_reply` hooks."""
+    """The events of one reply, through the `on_reply` hooks.
+
+    `every_event=False` (`reply()`): the events only a watcher reads are built only if a
+    middleware watches the stream (`Run.announces` says which).
+    """
+    watched = every_event or overrides_any(
+        agent.middlewares, ("on_reply", "on_reasoning", "on_acting")
+    )
     run = Run(
         agent=agent,
         state=agent.state,
         structured_model=structured_schema,
-        observed=observed,
+        observed=watched,
         checkpoint=checkpoint,
     )
     call = ReplyCall(agent=agent, state=run.state, inputs=inputs)
@@ -66,10 +73,9 @@ async def run_reply(
     """Drain `stream_reply`: the final message, or the paused reply saying what it waits for."""
     pauses: list[AgentEvent] = []
     final: Msg | None = None
-    # Events only observers need are built only when a middleware watches the stream.
-    watched = overrides_any(agent.middlewares, ("on_reply", "on_reasoning", "on_acting"))
     # Drain the whole stream: middleware may still act after REPLY_END.
-    async for event in stream_reply(agent, inputs, structured_schema, checkpoint, observed=watched):
+    stream = stream_reply(agent, inputs, structured_schema, checkpoint, every_event=False)
+    async for event in stream:
         if isinstance(event, ReplyEndEvent):
             final = event.msg
         elif isinstance(event, RequireUserConfirmEvent | RequireExternalExecutionEvent):

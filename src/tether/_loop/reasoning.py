@@ -11,7 +11,7 @@ from tether._loop.results import CallIds
 from tether._loop.run import STRUCTURED_TOOL, Run
 from tether.context import ContextConfig
 from tether.context._step import build_system_prompt, compress_with_hooks, request_messages
-from tether.event import AgentEvent, ModelCallStartEvent, ModelRetryEvent
+from tether.event import AgentEvent, EventType, ModelCallStartEvent, ModelRetryEvent
 from tether.middleware import ModelCall, ReasoningCall, chain_iterator
 from tether.middleware._chain import close_stream
 from tether.model import (
@@ -76,9 +76,9 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
         tool_choice=tool_choice,
         structured_schema=run.cursor.structured_schema,
     )
-    if run.observed:
+    if run.announces(EventType.MODEL_CALL_START):
         yield ModelCallStartEvent(reply_id=reply_id, model_name=agent.model.model_name)
-    assembler = StreamAssembler(reply_id, emit=run.observed)
+    assembler = StreamAssembler(reply_id, emit=run.announces(EventType.TEXT_BLOCK_DELTA))
     policy = agent.model_config.policy()
     model_name = agent.model.model_name
     model_call = ModelCall(
@@ -114,7 +114,7 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
     response = assembler.response(model_name)
     commit_step(state, response.content, response.usage, forced_final=action.forced_final)
     await run.save()
-    if run.observed:
+    if run.announces(EventType.MODEL_CALL_END):
         yield assembler.end_event(model_name)
 
 

@@ -117,7 +117,8 @@ def request_messages(state: AgentState, system_prompt: str, hint: str | None) ->
 def _system_msg(system_prompt: str) -> SystemMsg:
     # The model of the system message for a prompt text, never handed out: a copy of it
     # costs a third of building one.
-    return SystemMsg(name="system", content=prompt_blocks(system_prompt))
+    msg: SystemMsg = SystemMsg(name="system", content=prompt_blocks(system_prompt))
+    return msg
 
 
 def prompt_blocks(system_prompt: str) -> list[TextBlock]:
