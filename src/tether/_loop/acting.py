@@ -20,7 +20,7 @@ from tether._loop.run import Run
 from tether.event import AgentEvent, EventType, ToolResultEndEvent, ToolResultStartEvent
 from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState
 from tether.middleware import ActingCall, PermissionCall, chain_awaitable, chain_iterator
-from tether.middleware._chain import close_stream, overrides
+from tether.middleware._chain import close_stream, has_hook
 from tether.permission import PermissionBehavior, PermissionDecision, PermissionEngine
 from tether.permission._tool_check import check_tool_call
 from tether.tool import (
@@ -185,7 +185,7 @@ def _events(
         emit=emit,
     )
     announce = run.announces(EventType.TOOL_RESULT_START)
-    if not any(overrides(mw, "on_acting") for mw in run.agent.middlewares):
+    if not has_hook(run.agent.middlewares, "on_acting"):
         # No hook between the tool and the loop: its result event is its own result.
         return run_tool(tool, call, context, args, announce=announce)
     acting = ActingCall(

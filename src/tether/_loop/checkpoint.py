@@ -36,8 +36,11 @@ _ATOMS = (str, int, float, bool, type(None))
 
 
 def _copy(value: Any) -> Any:
-    """A copy sharing nothing mutable: JSON-like dicts and lists by hand (a fifth of the
-    cost of `deepcopy`, paid at every save point), anything else by `deepcopy`."""
+    """A copy sharing nothing mutable.
+
+    JSON-like dicts and lists are copied by hand (a fifth of the cost of `deepcopy`, paid
+    at every save point); anything else by `deepcopy`.
+    """
     kind = type(value)
     if kind is dict:
         return {k: _copy(v) for k, v in value.items()} if value else {}

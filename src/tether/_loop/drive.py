@@ -27,7 +27,7 @@ from tether.event import (
 )
 from tether.message import Msg, detached
 from tether.middleware import ReplyCall, chain_iterator
-from tether.middleware._chain import close_stream, contract_error, overrides_any
+from tether.middleware._chain import close_stream, contract_error, has_hook, overrides_any
 from tether.state import Checkpoint
 
 if TYPE_CHECKING:
@@ -59,8 +59,11 @@ def stream_reply(
         observed=watched,
         checkpoint=checkpoint,
     )
-    call = ReplyCall(agent=agent, state=run.state, inputs=inputs)
-    stream = chain_iterator(agent.middlewares, "on_reply", call, lambda c: drive(run, c.inputs))
+    if has_hook(agent.middlewares, "on_reply"):
+        call = ReplyCall(agent=agent, state=run.state, inputs=inputs)
+        stream = chain_iterator(agent.middlewares, "on_reply", call, lambda c: drive(run, c.inputs))
+    else:
+        stream = drive(run, inputs)
     return stream if checkpoint is None else _rolled_back_on_failure(run, stream)
 
 

@@ -13,7 +13,7 @@ from tether.context import ContextConfig
 from tether.context._step import build_system_prompt, compress_with_hooks, request_messages
 from tether.event import AgentEvent, EventType, ModelCallStartEvent, ModelRetryEvent
 from tether.middleware import ModelCall, ReasoningCall, chain_iterator
-from tether.middleware._chain import close_stream
+from tether.middleware._chain import close_stream, has_hook
 from tether.model import (
     ChatRequest,
     NamedToolChoice,
@@ -48,6 +48,8 @@ def _steering(run: Run, action: Reason) -> tuple[ToolChoice, str | None]:
 
 def reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
     """One reasoning step, wrapped in the `on_reasoning` hooks."""
+    if not has_hook(run.agent.middlewares, "on_reasoning"):
+        return _reason(run, action)
     call = ReasoningCall(
         agent=run.agent, state=run.state, reply_id=run.reply_id, iteration=run.cursor.iteration + 1
     )
@@ -81,16 +83,19 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
     assembler = StreamAssembler(reply_id, emit=run.announces(EventType.TEXT_BLOCK_DELTA))
     policy = agent.model_config.policy()
     model_name = agent.model.model_name
-    model_call = ModelCall(
-        agent=agent, state=state, reply_id=reply_id, model=agent.model, request=request
-    )
     ids, hooks = CallIds(state), agent.middlewares
-    stream = chain_iterator(
-        hooks,
-        "on_model_call",
-        model_call,
-        lambda c: stream_with_retries(c.model, c.request, policy),
-    )
+    if has_hook(hooks, "on_model_call"):
+        model_call = ModelCall(
+            agent=agent, state=state, reply_id=reply_id, model=agent.model, request=request
+        )
+        stream = chain_iterator(
+            hooks,
+            "on_model_call",
+            model_call,
+            lambda c: stream_with_retries(c.model, c.request, policy),
+        )
+    else:
+        stream = stream_with_retries(agent.model, request, policy)
     try:  # a stopped reply stops the provider's stream now
         async for item in stream:
             if isinstance(item, RetryNotice):

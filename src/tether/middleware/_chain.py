@@ -20,6 +20,7 @@ __all__ = [
     "chain_iterator",
     "close_stream",
     "contract_error",
+    "has_hook",
     "overrides",
     "overrides_any",
     "own_hooks",
@@ -65,6 +66,17 @@ async def close_stream(stream: AsyncIterator[Any]) -> None:
     aclose = getattr(stream, "aclose", None)
     if aclose is not None:
         await aclose()
+
+
+def has_hook(middlewares: Sequence[MiddlewareBase], hook: str) -> bool:
+    """Whether any of `middlewares` implements `hook` and is active.
+
+    Without one, the caller skips the hook's call record and chain altogether.
+    """
+    for mw in middlewares:
+        if hook in own_hooks(type(mw)) and mw.is_active:
+            return True
+    return False
 
 
 def overrides_any(middlewares: Sequence[MiddlewareBase], hooks: Sequence[str]) -> bool:
