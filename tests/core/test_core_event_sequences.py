@@ -439,9 +439,13 @@ async def test_reply_without_watchers_skips_only_events_nobody_needs() -> None:
 
     seen: list[EventType] = []
 
-    class Tail(MiddlewareBase):  # overrides no stream hook: the quiet path is taken
-        async def on_system_prompt(self, prompt, c):
-            return prompt
+    class Tail(MiddlewareBase):  # watches the stream without asking for every event
+        watches_all_events = False
+
+        async def on_reply(self, call, call_next):
+            async for e in call_next(call):
+                seen.append(e.type)
+                yield e
 
     agent = Agent(
         name="bot",
@@ -450,6 +454,5 @@ async def test_reply_without_watchers_skips_only_events_nobody_needs() -> None:
         toolkit=Toolkit(tools=[ping]),
         middlewares=[Tail()],
     )
-    async for e in agent._stream(UserMsg("user", "x"), None, observed=False):
-        seen.append(e.type)
+    await agent.reply(UserMsg("user", "x"))
     assert seen == [T.TOOL_RESULT_END, T.REPLY_END]

@@ -389,3 +389,29 @@ async def test_hooks_run_in_a_resumed_reply() -> None:
     )
     assert log == ["mw reply in", "mw acting deploy", "mw reasoning 2", "mw reply out"]
     assert model.calls[1].messages[0].get_text_content() == "base [mw]"
+
+
+async def test_a_middleware_is_asked_about_the_hooks_it_implements_only() -> None:
+    asked: list[str] = []
+
+    class Idle(MiddlewareBase):  # overrides no hook: skipped without asking anything
+        @property
+        def is_active(self) -> bool:
+            asked.append(type(self).__name__)
+            return True
+
+    class Prompting(Idle):  # a subclass adds one hook: only that hook consults it
+        async def on_system_prompt(self, prompt, c):
+            return f"{prompt} [p]"
+
+    def agent(mw: MiddlewareBase) -> tuple[Agent, ScriptedChatModel]:
+        model = ScriptedChatModel([AssistantMsg("a", [call("ping")]), AssistantMsg("a", "done")])
+        return Agent("bot", "base", model, Toolkit(tools=[ping]), middlewares=[mw]), model
+
+    idle, _ = agent(Idle())
+    assert (await idle.reply(UserMsg("user", "x"))).get_text_content() == "done"
+    assert asked == []
+    prompting, model = agent(Prompting())
+    await prompting.reply(UserMsg("user", "x"))
+    assert asked == ["Prompting", "Prompting"]  # one system prompt per reasoning step
+    assert model.calls[1].messages[0].get_text_content() == "base [p]"

@@ -17,10 +17,10 @@ from tether._loop.batch import (
 from tether._loop.pause import UndoUnannouncedWaits
 from tether._loop.results import UNKNOWN_OUTCOME
 from tether._loop.run import Run
-from tether.event import AgentEvent, ToolResultEndEvent, ToolResultStartEvent
+from tether.event import AgentEvent, EventType, ToolResultEndEvent, ToolResultStartEvent
 from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState
 from tether.middleware import ActingCall, PermissionCall, chain_awaitable, chain_iterator
-from tether.middleware._chain import close_stream
+from tether.middleware._chain import close_stream, has_hook
 from tether.permission import PermissionBehavior, PermissionDecision, PermissionEngine
 from tether.permission._tool_check import check_tool_call
 from tether.tool import (
@@ -42,36 +42,19 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
     msg = state.reply_msg()
     assert msg is not None
     view = await run.agent.toolkit_view(state, run.structured_model, with_prompt=False)
-    async for event in _recover(run, view, msg.tool_calls):
-        yield event
+    if any(c.state is ToolCallState.RUNNING for c in msg.tool_calls):
+        async for event in _recover(run, view, msg.tool_calls):
+            yield event
     to_run: list[tuple[ToolCallBlock, ToolBase, dict[str, Any] | None]] = []
     batch = open_batch(view, msg.tool_calls)
     with UndoUnannouncedWaits([call for call, _ in batch]):
         for call, args in batch:
             tool = view.tools.get(call.name)
             pending = call.state is ToolCallState.PENDING  # not yet checked
-            answer: ToolResultBlock | None = None
-            if tool is None:  # unknown, or its plugin fell asleep between pause and resume
-                answer = error_result(call, view.unknown_tool_message(call.name, state))
-            elif not pending:  # confirmed by the user (perhaps edited): checked again
-                answer = await _recheck(run, call, tool, args)
-                if answer is None and tool.is_external_tool:  # now the caller's to run
-                    call.state = ToolCallState.SUBMITTED
-            elif isinstance(args, ArgumentError):
-                answer = error_result(call, f"Error: {args}")
-            else:
-                check = PermissionCall(
-                    agent=run.agent,
-                    state=state,
-                    reply_id=reply_id,
-                    tool_call=call,
-                    tool=tool,
-                    tool_input=args,
-                )
-                answer = await check_tool_call(run.agent.middlewares, check)
+            answer = await _check(run, view, call, tool, args)
             if answer is not None:
                 await run.commit_and_save(call, answer)
-                if pending and run.observed:
+                if pending and run.announces(EventType.TOOL_RESULT_START):
                     yield ToolResultStartEvent(reply_id=reply_id, block_id=call.id, name=call.name)
                 yield ToolResultEndEvent(reply_id=reply_id, block_id=call.id, tool_result=answer)
             elif call.state is ToolCallState.ALLOWED and tool is not None:
@@ -92,6 +75,38 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
                 raise
             finally:
                 await interrupt_unfinished([c for c, _, _ in to_run], run.commit)
+
+
+async def _check(
+    run: Run,
+    view: ToolkitView,
+    call: ToolCallBlock,
+    tool: ToolBase | None,
+    args: dict[str, Any] | ArgumentError,
+) -> ToolResultBlock | None:
+    """The answer to a call that must not run (unknown, bad arguments, denied), else None.
+
+    A call not yet checked goes through the permission hooks (and is marked allowed,
+    asking or submitted); a confirmed one is checked once more (a deny still wins).
+    """
+    if tool is None:  # unknown, or its plugin fell asleep between pause and resume
+        return error_result(call, view.unknown_tool_message(call.name, run.state))
+    if call.state is not ToolCallState.PENDING:  # confirmed (perhaps edited): checked again
+        answer = await _recheck(run, call, tool, args)
+        if answer is None and tool.is_external_tool:  # now the caller's to run
+            call.state = ToolCallState.SUBMITTED
+        return answer
+    if isinstance(args, ArgumentError):
+        return error_result(call, f"Error: {args}")
+    check = PermissionCall(
+        agent=run.agent,
+        state=run.state,
+        reply_id=run.reply_id,
+        tool_call=call,
+        tool=tool,
+        tool_input=args,
+    )
+    return await check_tool_call(run.agent.middlewares, check)
 
 
 async def _engine_decision(check: PermissionCall) -> PermissionDecision:
@@ -169,6 +184,10 @@ def _events(
         session_state=run.state,
         emit=emit,
     )
+    announce = run.announces(EventType.TOOL_RESULT_START)
+    if not has_hook(run.agent.middlewares, "on_acting"):
+        # No hook between the tool and the loop: its result event is its own result.
+        return run_tool(tool, call, context, args, announce=announce)
     acting = ActingCall(
         agent=run.agent, state=run.state, reply_id=run.reply_id, tool_call=call, tool=tool
     )
@@ -187,7 +206,7 @@ def _events(
                 else call.model_copy(update={"input": c.tool_call.input}),
                 context,
                 args if c.tool_call is call else call_arguments(c.tool_call),
-                announce=run.observed,
+                announce=announce,
             ),
         ),
     )

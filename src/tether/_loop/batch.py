@@ -14,6 +14,7 @@ from typing import Any
 
 from tether.event import AgentEvent, ToolResultEndEvent
 from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState
+from tether.middleware._chain import close_stream
 from tether.tool import (
     ArgumentError,
     Emit,
@@ -128,7 +129,7 @@ def _cannot_emit(tool: ToolBase) -> bool:
     return isinstance(tool, FunctionTool) and not tool.takes_context
 
 
-async def run_batch(
+def run_batch(
     calls: list[tuple[ToolCallBlock, ToolBase, dict[str, Any] | None]], start: Start
 ) -> AsyncIterator[AgentEvent | Finished]:
     """Run the calls (concurrently when more than one): their events, and each `Finished`.
@@ -136,9 +137,13 @@ async def run_batch(
     A call without a `Finished` (an error, a cancellation) is the caller's to settle.
     """
     if len(calls) == 1 and _cannot_emit(calls[0][1]):  # inline: no task, no queue
-        async for item in _one(*calls[0], start, None):
-            yield item
-        return
+        return _one(*calls[0], start, None)
+    return _merged(calls, start)
+
+
+async def _merged(
+    calls: list[tuple[ToolCallBlock, ToolBase, dict[str, Any] | None]], start: Start
+) -> AsyncIterator[AgentEvent | Finished]:
     makers = [partial(_one, call, tool, args, start) for call, tool, args in calls]
     async with aclosing(merge_streams(makers)) as items:
         async for item in items:
@@ -158,10 +163,15 @@ async def _one(
     (the tool never ran) is taken at its word.
     """
     outcome, done = Outcome(), False
-    async for event in start(call, tool, args, emit, outcome):
-        if not done and isinstance(event, ToolResultEndEvent) and event.block_id == call.id:
-            done = True
-            yield Finished(call, outcome.result or event.tool_result)
-        yield event
+    events = start(call, tool, args, emit, outcome)
+    try:
+        async for event in events:
+            if not done and isinstance(event, ToolResultEndEvent) and event.block_id == call.id:
+                done = True
+                yield Finished(call, outcome.result or event.tool_result)
+            yield event
+    except BaseException:  # stopped: the tool's stream closes now, not when collected
+        await close_stream(events)
+        raise
     if not done and outcome.result is not None:  # a hook dropped the result event
         yield Finished(call, outcome.result)

@@ -27,7 +27,7 @@ from tether.event import (
 )
 from tether.message import Msg, detached
 from tether.middleware import ReplyCall, chain_iterator
-from tether.middleware._chain import close_stream, contract_error, overrides_any
+from tether.middleware._chain import close_stream, contract_error, has_hook, overrides_any
 from tether.state import Checkpoint
 
 if TYPE_CHECKING:
@@ -42,18 +42,28 @@ def stream_reply(
     structured_schema: type[BaseModel] | None,
     checkpoint: Checkpoint | None,
     *,
-    observed: bool,
+    every_event: bool,
 ) -> AsyncIterator[AgentEvent]:
-    """The events of one reply, through the `on_reply` hooks."""
+    """The events of one reply, through the `on_reply` hooks.
+
+    `every_event=False` (`reply()`): the events only a watcher reads are built only if a
+    middleware watches the stream (`Run.announces` says which).
+    """
+    watched = every_event or overrides_any(
+        agent.middlewares, ("on_reply", "on_reasoning", "on_acting")
+    )
     run = Run(
         agent=agent,
         state=agent.state,
         structured_model=structured_schema,
-        observed=observed,
+        observed=watched,
         checkpoint=checkpoint,
     )
-    call = ReplyCall(agent=agent, state=run.state, inputs=inputs)
-    stream = chain_iterator(agent.middlewares, "on_reply", call, lambda c: drive(run, c.inputs))
+    if has_hook(agent.middlewares, "on_reply"):
+        call = ReplyCall(agent=agent, state=run.state, inputs=inputs)
+        stream = chain_iterator(agent.middlewares, "on_reply", call, lambda c: drive(run, c.inputs))
+    else:
+        stream = drive(run, inputs)
     return stream if checkpoint is None else _rolled_back_on_failure(run, stream)
 
 
@@ -66,10 +76,9 @@ async def run_reply(
     """Drain `stream_reply`: the final message, or the paused reply saying what it waits for."""
     pauses: list[AgentEvent] = []
     final: Msg | None = None
-    # Events only observers need are built only when a middleware watches the stream.
-    watched = overrides_any(agent.middlewares, ("on_reply", "on_reasoning", "on_acting"))
     # Drain the whole stream: middleware may still act after REPLY_END.
-    async for event in stream_reply(agent, inputs, structured_schema, checkpoint, observed=watched):
+    stream = stream_reply(agent, inputs, structured_schema, checkpoint, every_event=False)
+    async for event in stream:
         if isinstance(event, ReplyEndEvent):
             final = event.msg
         elif isinstance(event, RequireUserConfirmEvent | RequireExternalExecutionEvent):

@@ -42,6 +42,8 @@ class Finish:
 Action = Reason | Act | Pause | Finish
 _ACT, _FINISH = Act(), Finish()
 _REASON, _FORCED_FINAL = Reason(), Reason(forced_final=True)
+_RUN, _RUNNING = ToolCallState.ALLOWED, ToolCallState.RUNNING
+_ASKING, _SUBMITTED = ToolCallState.ASKING, ToolCallState.SUBMITTED
 
 
 def next_action(state: AgentState, config: ReActConfig) -> Action:
@@ -55,11 +57,12 @@ def next_action(state: AgentState, config: ReActConfig) -> Action:
     if cursor.finished or cursor.interrupted:
         return _FINISH
     msg = state.reply_msg()
-    calls = msg.tool_calls if msg is not None else []
-    states = {c.state for c in calls}
-    if ToolCallState.ALLOWED in states or ToolCallState.RUNNING in states:
+    content = msg.content if msg is not None else ()
+    states = {b.state for b in content if isinstance(b, ToolCallBlock)}
+    if _RUN in states or _RUNNING in states:
         return _ACT
-    if ToolCallState.ASKING in states or ToolCallState.SUBMITTED in states:
+    if _ASKING in states or _SUBMITTED in states:
+        calls = msg.tool_calls if msg is not None else []
         return Pause(
             asking=tuple(c for c in calls if c.state is ToolCallState.ASKING),
             submitted=tuple(c for c in calls if c.state is ToolCallState.SUBMITTED),

@@ -11,9 +11,9 @@ from tether._loop.results import CallIds
 from tether._loop.run import STRUCTURED_TOOL, Run
 from tether.context import ContextConfig
 from tether.context._step import build_system_prompt, compress_with_hooks, request_messages
-from tether.event import AgentEvent, ModelCallStartEvent, ModelRetryEvent
+from tether.event import AgentEvent, EventType, ModelCallStartEvent, ModelRetryEvent
 from tether.middleware import ModelCall, ReasoningCall, chain_iterator
-from tether.middleware._chain import close_stream
+from tether.middleware._chain import close_stream, has_hook
 from tether.model import (
     ChatRequest,
     NamedToolChoice,
@@ -48,6 +48,8 @@ def _steering(run: Run, action: Reason) -> tuple[ToolChoice, str | None]:
 
 def reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
     """One reasoning step, wrapped in the `on_reasoning` hooks."""
+    if not has_hook(run.agent.middlewares, "on_reasoning"):
+        return _reason(run, action)
     call = ReasoningCall(
         agent=run.agent, state=run.state, reply_id=run.reply_id, iteration=run.cursor.iteration + 1
     )
@@ -76,21 +78,24 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
         tool_choice=tool_choice,
         structured_json_schema=run.cursor.structured_schema,
     )
-    if run.observed:
+    if run.announces(EventType.MODEL_CALL_START):
         yield ModelCallStartEvent(reply_id=reply_id, model_name=agent.model.model_name)
-    assembler = StreamAssembler(reply_id, emit=run.observed)
+    assembler = StreamAssembler(reply_id, emit=run.announces(EventType.TEXT_BLOCK_DELTA))
     policy = agent.model_config.policy()
     model_name = agent.model.model_name
-    model_call = ModelCall(
-        agent=agent, state=state, reply_id=reply_id, model=agent.model, request=request
-    )
     ids, hooks = CallIds(state), agent.middlewares
-    stream = chain_iterator(
-        hooks,
-        "on_model_call",
-        model_call,
-        lambda c: stream_with_retries(c.model, c.request, policy),
-    )
+    if has_hook(hooks, "on_model_call"):
+        model_call = ModelCall(
+            agent=agent, state=state, reply_id=reply_id, model=agent.model, request=request
+        )
+        stream = chain_iterator(
+            hooks,
+            "on_model_call",
+            model_call,
+            lambda c: stream_with_retries(c.model, c.request, policy),
+        )
+    else:
+        stream = stream_with_retries(agent.model, request, policy)
     try:  # a stopped reply stops the provider's stream now
         async for item in stream:
             if isinstance(item, RetryNotice):
@@ -114,7 +119,7 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
     response = assembler.response(model_name)
     commit_step(state, response.content, response.usage, forced_final=action.forced_final)
     await run.save()
-    if run.observed:
+    if run.announces(EventType.MODEL_CALL_END):
         yield assembler.end_event(model_name)
 
 

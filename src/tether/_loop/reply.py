@@ -13,7 +13,7 @@ from tether._loop.pause import apply_resume, is_paused, validate_resume
 from tether._loop.results import STRUCTURED_TOOL, UNKNOWN_OUTCOME
 from tether._loop.run import Run
 from tether.errors import NothingToResumeError, ResumeError
-from tether.event import AgentEvent, ReplyStartEvent, ResumeEvent
+from tether.event import AgentEvent, EventType, ReplyStartEvent, ResumeEvent
 from tether.message import (
     AssistantMsg,
     ChatUsage,
@@ -63,7 +63,9 @@ async def begin_reply(
     if inputs is not None:
         msgs = validate_inputs(inputs)
         reply_id = await start_reply(state, msgs, name, run.structured_model, run.commit)
-        return [ReplyStartEvent(reply_id=reply_id, name=name)] if run.observed else []
+        if not run.announces(EventType.REPLY_START):
+            return []
+        return [ReplyStartEvent(reply_id=reply_id, name=name)]
     if state.reply is None:
         raise NothingToResumeError(
             "reply(None) continues a reply in progress, but there is none; "

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from tether._loop.checkpoint import Snapshot, restore, snapshot
 from tether._loop.results import STRUCTURED_TOOL, store_result
 from tether.context import fit_tool_result
+from tether.event import EventType
 from tether.message import ToolCallBlock, ToolResultBlock
 from tether.state import AgentState, Checkpoint, ReplyCursor
 from tether.tool import ToolBase
@@ -19,6 +20,25 @@ if TYPE_CHECKING:
     from tether.agent._agent import Agent
 
 __all__ = ["STRUCTURED_TOOL", "Run"]
+
+_FOR_WATCHERS = frozenset(
+    {
+        EventType.REPLY_START,
+        EventType.MODEL_CALL_START,
+        EventType.MODEL_CALL_END,
+        EventType.TEXT_BLOCK_START,
+        EventType.TEXT_BLOCK_DELTA,
+        EventType.TEXT_BLOCK_END,
+        EventType.THINKING_BLOCK_START,
+        EventType.THINKING_BLOCK_DELTA,
+        EventType.THINKING_BLOCK_END,
+        EventType.TOOL_CALL_START,
+        EventType.TOOL_CALL_DELTA,
+        EventType.TOOL_CALL_END,
+        EventType.TOOL_RESULT_START,
+    }
+)
+"""The events only a watcher of the stream reads: the loop itself needs none of them."""
 
 
 @dataclass(slots=True)
@@ -29,9 +49,8 @@ class Run:
     state: AgentState
     structured_model: type[BaseModel] | None = None
     observed: bool = True
-    """Someone watches the event stream: emit every event. False (`reply()` with no
-    middleware watching): only the events the loop itself needs (REPLY_END, tool results,
-    pauses, retries, compression, plugin events)."""
+    """Someone watches the event stream: every event is built. False (`reply()` with no
+    middleware watching): the events in `_FOR_WATCHERS` are not (see `announces`)."""
     checkpoint: Checkpoint | None = None
     """Awaited at every save point (see `save`)."""
     saved: Snapshot | None = None
@@ -50,6 +69,16 @@ class Run:
     def reply_id(self) -> str:
         """The reply's id."""
         return self.cursor.reply_id
+
+    def announces(self, kind: EventType) -> bool:
+        """Whether this drive builds events of `kind`: the one place the loop skips events.
+
+        `reply_stream()` builds every event; `reply()` with no middleware watching skips
+        the ones only a watcher reads (block events, REPLY_START, model-call start and
+        end, TOOL_RESULT_START), keeping REPLY_END, tool results, pauses, retries,
+        compression and plugin events.
+        """
+        return self.observed or kind not in _FOR_WATCHERS
 
     def start(self) -> None:
         """Keep the state as loaded: a checkpoint failing before any succeeded rolls back here."""

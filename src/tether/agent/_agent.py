@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from functools import cache
-from typing import Any
 
 from pydantic import BaseModel
 
@@ -130,17 +129,7 @@ class Agent:
         Stop early by closing it (`contextlib.aclosing`): tools stop, the state settles.
         `checkpoint` is awaited at every save point, as in `reply`.
         """
-        return stream_reply(self, inputs, structured_schema, checkpoint, observed=True)
-
-    def _stream(
-        self,
-        inputs: Any,
-        structured_schema: type[BaseModel] | None,
-        checkpoint: Checkpoint | None = None,
-        *,
-        observed: bool,
-    ) -> AsyncIterator[AgentEvent]:
-        return stream_reply(self, inputs, structured_schema, checkpoint, observed=observed)
+        return stream_reply(self, inputs, structured_schema, checkpoint, every_event=True)
 
     async def observe(self, msgs: Msg | list[Msg]) -> None:
         """Add messages to the context without reasoning (closing a reply left unfinished)."""

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from tether.context._compress import CompressionRequest, compress_context
 from tether.context._config import ContextConfig
-from tether.message import HintBlock, Msg, SystemMsg, TextBlock
+from tether.message import HintBlock, Msg, SystemMsg, TextBlock, detached
 from tether.middleware import CompressCall, SystemPromptCall, chain_awaitable, overrides
 
 if TYPE_CHECKING:
@@ -25,11 +26,13 @@ async def build_system_prompt(agent: Agent, state: AgentState, tools_prompt: str
         parts.append(tools_prompt)
     if state.summary:
         parts.append(f"<context_summary>\n{state.summary}\n</context_summary>")
-    prompt = "\n\n".join(parts)
-    reply_id = state.reply.reply_id if state.reply is not None else ""
-    call = SystemPromptCall(agent=agent, state=state, reply_id=reply_id)
+    prompt = "\n\n".join(parts) if len(parts) > 1 else parts[0]
+    call: SystemPromptCall | None = None
     for mw in agent.middlewares:
         if overrides(mw, "on_system_prompt"):  # skips the pass-through ones, and inactive ones
+            if call is None:
+                reply_id = state.reply.reply_id if state.reply is not None else ""
+                call = SystemPromptCall(agent=agent, state=state, reply_id=reply_id)
             prompt = await mw.on_system_prompt(prompt, call)
     return prompt
 
@@ -51,6 +54,20 @@ async def compress_with_hooks(
     """
     if tools is None:
         tools = (await agent.toolkit_view(state, None, with_prompt=False)).schemas
+    reply_id = state.reply.reply_id if state.reply else None
+    if not any(overrides(mw, "on_compress_context") for mw in agent.middlewares):
+        return await compress_context(
+            CompressionRequest(
+                state=state,
+                model=agent.model,
+                config=config,
+                offloader=agent.offloader,
+                system_prompt=system_prompt,
+                reply_id=reply_id,
+                force=force,
+                tools=tools,
+            )
+        )
 
     async def handler(call: CompressCall) -> AgentEvent | None:
         return await compress_context(
@@ -66,7 +83,6 @@ async def compress_with_hooks(
             )
         )
 
-    reply_id = state.reply.reply_id if state.reply else None
     call = CompressCall(agent=agent, state=state, reply_id=reply_id, config=config)
     result: AgentEvent | None = await chain_awaitable(
         agent.middlewares, "on_compress_context", call, handler
@@ -81,7 +97,7 @@ def request_messages(state: AgentState, system_prompt: str, hint: str | None) ->
     empty assistant turn after the user's message).
     """
     context = state.context
-    system = SystemMsg(name="system", content=prompt_blocks(system_prompt))
+    system = detached(_system_msg(system_prompt))  # each request gets its own copy
     messages: list[Msg] = [system, *context]  # one pointer copy
     if context:
         last = context[-1]
@@ -95,6 +111,14 @@ def request_messages(state: AgentState, system_prompt: str, hint: str | None) ->
         else:
             messages[-1] = last.model_copy(update={"content": content})
     return messages
+
+
+@lru_cache(maxsize=64)
+def _system_msg(system_prompt: str) -> SystemMsg:
+    # The model of the system message for a prompt text, never handed out: a copy of it
+    # costs a third of building one.
+    msg: SystemMsg = SystemMsg(name="system", content=prompt_blocks(system_prompt))
+    return msg
 
 
 def prompt_blocks(system_prompt: str) -> list[TextBlock]:

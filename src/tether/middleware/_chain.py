@@ -20,18 +20,45 @@ __all__ = [
     "chain_iterator",
     "close_stream",
     "contract_error",
+    "has_hook",
     "overrides",
     "overrides_any",
+    "own_hooks",
 ]
 
 C = TypeVar("C")
 
 
+_HOOKS = (
+    "on_reply",
+    "on_reasoning",
+    "on_model_call",
+    "on_acting",
+    "on_check_permission",
+    "on_compress_context",
+    "on_system_prompt",
+)
+_OWN_HOOKS: dict[type[MiddlewareBase], frozenset[str]] = {}
+"""Per middleware class, the hooks it implements itself (worked out on first use)."""
+
+
+def own_hooks(kind: type[MiddlewareBase]) -> frozenset[str]:
+    """The hooks `kind` implements itself (not `MiddlewareBase`'s pass-through ones)."""
+    hooks = _OWN_HOOKS.get(kind)
+    if hooks is None:
+        hooks = _OWN_HOOKS[kind] = frozenset(
+            h for h in _HOOKS if getattr(kind, h) is not getattr(MiddlewareBase, h)
+        )
+    return hooks
+
+
 def overrides(middleware: MiddlewareBase, hook: str) -> bool:
-    """Whether `middleware` implements `hook` itself and is active (checked per call)."""
-    return getattr(type(middleware), hook) is not getattr(MiddlewareBase, hook) and (
-        middleware.is_active
-    )
+    """Whether `middleware` implements `hook` itself and is active (checked per call).
+
+    A middleware that implements none of the hooks costs a dictionary lookup per hook:
+    its `is_active` is not even asked.
+    """
+    return hook in own_hooks(type(middleware)) and middleware.is_active
 
 
 async def close_stream(stream: AsyncIterator[Any]) -> None:
@@ -39,6 +66,17 @@ async def close_stream(stream: AsyncIterator[Any]) -> None:
     aclose = getattr(stream, "aclose", None)
     if aclose is not None:
         await aclose()
+
+
+def has_hook(middlewares: Sequence[MiddlewareBase], hook: str) -> bool:
+    """Whether any of `middlewares` implements `hook` and is active.
+
+    Without one, the caller skips the hook's call record and chain altogether.
+    """
+    for mw in middlewares:
+        if hook in own_hooks(type(mw)) and mw.is_active:
+            return True
+    return False
 
 
 def overrides_any(middlewares: Sequence[MiddlewareBase], hooks: Sequence[str]) -> bool:
@@ -56,7 +94,7 @@ def chain_iterator(
     if not middlewares:
         return handler(call)
     methods = [getattr(mw, hook) for mw in middlewares if overrides(mw, hook)]
-    if not methods:
+    if not methods:  # none implements it (or none is active): no layer at all
         return handler(call)
     return _layers(methods, call, handler)
 
@@ -102,6 +140,8 @@ def chain_awaitable(
 ) -> Awaitable[Any]:
     """Run `handler(call)` inside every middleware's awaitable `hook`."""
     current = handler
+    if not middlewares:
+        return current(call)
     for mw in reversed(middlewares):
         if overrides(mw, hook):
             current = _wrap_await(getattr(mw, hook), current)
