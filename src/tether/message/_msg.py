@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from tether._ids import new_id, now_iso
 from tether.message._blocks import (
@@ -17,10 +17,19 @@ from tether.message._blocks import (
 from tether.message._usage import ChatUsage
 from tether.message._validate import UNSET, check_role_args
 
-__all__ = ["AssistantMsg", "Msg", "Role", "SystemMsg", "UserMsg"]
+__all__ = ["AssistantMsg", "Msg", "Role", "SystemMsg", "UserMsg", "derived_block_id"]
 
 Role = Literal["user", "assistant", "system"]
 _B = TypeVar("_B")
+
+
+def derived_block_id(msg_id: str, index: int) -> str:
+    """The id of the block at `index` of message `msg_id` when the state's JSON has none.
+
+    A string given as a message's content becomes a block with this id, and the state's
+    JSON leaves such ids out.
+    """
+    return f"{msg_id}.{index}"
 
 
 class Msg(BaseModel):
@@ -65,12 +74,19 @@ class Msg(BaseModel):
             self.__class__ = _ROLE_CLASSES[self.role]
         return self
 
-    @field_validator("content", mode="before")
+    @model_validator(mode="before")
     @classmethod
-    def _text_to_block(cls, v: Any) -> Any:
-        if isinstance(v, str):
-            return [TextBlock(text=v)]
-        return v
+    def _text_to_block(cls, data: Any) -> Any:
+        # A plain string is one TextBlock whose id is derived from the message's
+        # (`<msg id>.0`), so the state's JSON can store the string alone.
+        if isinstance(data, dict) and isinstance(data.get("content"), str):
+            data = dict(data)
+            msg_id = data.get("id")
+            if msg_id is None:
+                data["id"] = msg_id = new_id()
+            block_id = derived_block_id(msg_id, 0) if isinstance(msg_id, str) else new_id()
+            data["content"] = [TextBlock(text=data["content"], id=block_id)]
+        return data
 
     def __eq__(self, other: object) -> bool:
         # UserMsg/AssistantMsg/SystemMsg are Msg with a fixed role: equal by fields, so a
