@@ -218,3 +218,24 @@ def test_a_bad_compact_message_is_a_state_error_not_a_crash() -> None:
 def test_msg_equality_ignores_the_role_class() -> None:
     msg = Msg(name="u", role="user", content="x", id="m")
     assert msg == UserMsg("u", "x", id="m", created_at=msg.created_at)
+
+
+def test_the_fast_dump_writes_what_pydantic_writes() -> None:
+    from pydantic import TypeAdapter
+
+    state = rich_state(12)
+    state.add_message(UserMsg("user", "plain"))
+    state.add_message(
+        AssistantMsg(
+            "a",
+            [
+                ToolCallBlock(id="p", name="t", state=ToolCallState.PENDING),
+                ToolResultBlock(id="p", name="t", output="answered, still pending"),
+            ],
+        )
+    )
+    fast = state.model_dump_json()
+    assert fast == state.model_dump_json(round_trip=False)  # pydantic's own path
+    assert fast.encode() == TypeAdapter(AgentState).dump_json(state)
+    assert json.loads(fast)["context"][-1]["content"][0]["state"] == "pending"
+    _round_trip(state)

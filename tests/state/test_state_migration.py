@@ -98,3 +98,17 @@ def test_a_version_newer_than_this_tether_is_refused() -> None:
     v1["schema_version"] = SCHEMA_VERSION + 1
     with pytest.raises(StateVersionError, match="upgrade tether"):
         AgentState.model_validate_json(json.dumps(v1))
+
+
+def test_the_v2_fixture_loads_as_the_v1_one_plus_a_string_message() -> None:
+    v2 = (FIXTURES / "state_v2_full.json").read_text()
+    state = AgentState.model_validate_json(v2)
+    from_v1 = AgentState.model_validate(_v1())
+    assert state.context[:-1] == from_v1.context
+    assert state.model_dump(exclude={"context", "tokens_since_anchor"}) == from_v1.model_dump(
+        exclude={"context", "tokens_since_anchor"}
+    )
+    last = state.context[-1]
+    assert last.get_text_content() == "a string message"
+    assert last.content[0].id == f"{last.id}.0"
+    assert json.loads(state.model_dump_json()) == json.loads(v2)

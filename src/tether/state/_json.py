@@ -1,8 +1,9 @@
 """The compact JSON form of a state (schema version 2), and its expansion on load.
 
-Every model of the state is written without the fields that hold their default (a
-discriminator `type` is always written: the unions need it to load). On top of that, a
-message leaves out what its other blocks already say:
+Every model of the state is written without the fields that hold their default; a
+discriminator `type` is always written (the unions need it to load: its default factory
+takes the data, so `exclude_defaults` never compares it). On top of that, a message
+leaves out what its other blocks already say:
 
 - a text, thinking, hint or data block whose id is `<msg id>.<position>` has no `id`;
 - a message whose content is one such text block stores the text alone (`"content": "hi"`);
@@ -10,169 +11,184 @@ message leaves out what its other blocks already say:
 - a tool call has no `state` when it is `finished` and answered by a result in the message,
   or `pending` and not answered.
 
-`expand_context` restores all of it from the raw JSON values before validation, so the
-validated models are the same as the ones that were written.
+A message is written by its compiled serialiser in one call (`exclude_defaults`, plus an
+`exclude` of the derivable fields); `expand_context` restores what was left out from the
+raw JSON values before validation, so the validated models equal the ones written.
 """
 
 from __future__ import annotations
 
-import typing
+import functools
 from typing import Any
 
 from pydantic import BaseModel
-from pydantic_core import PydanticUndefined
+from pydantic_core import SchemaSerializer, from_json, to_json
 
 from tether._ids import new_id
 from tether.message import Msg, TextBlock, ToolCallBlock, ToolCallState, ToolResultBlock
 from tether.message._msg import derived_block_id
 
-__all__ = ["compact_context", "compact_model", "expand_context"]
+__all__ = ["compact_context", "compact_model", "context_json", "expand_context"]
 
-_KEEP, _DEFAULT, _EMPTY = 0, 1, 2
-"""How a field is written: always, unless it equals its default, unless it is empty."""
-_Plan = tuple[tuple[str, int, Any, bool], ...]
-_PLANS: dict[type[BaseModel], _Plan] = {}
 _ID_BLOCKS = frozenset({"text", "thinking", "hint", "data"})
-"""Block types whose id the model makes up (calls and results carry the provider's id)."""
+"""Block types whose id tether makes up (calls and results carry the provider's id)."""
+# Exclude sets for the serialiser (sets, as its signature asks; never changed).
+_ID: set[str] = {"id"}
+_NAME: set[str] = {"name"}
+_STATE: set[str] = {"state"}
+_NO_CONTENT: set[str] = {"content"}
+_FINISHED, _PENDING = ToolCallState.FINISHED, ToolCallState.PENDING
 
 
-def _plan(cls: type[BaseModel]) -> _Plan:
-    """Per field: (name, how it is written, its default, whether it may hold models)."""
-    plan = []
-    for name, info in cls.model_fields.items():
-        nested = _may_hold_models(info.annotation)
-        if typing.get_origin(info.annotation) is typing.Literal:
-            plan.append((name, _KEEP, None, nested))  # a discriminator: always written
-        elif info.default is not PydanticUndefined:
-            plan.append((name, _DEFAULT, info.default, nested))
-        elif info.default_factory in (list, dict):
-            plan.append((name, _EMPTY, None, nested))
-        else:  # required, or made by a factory (ids, times): always written
-            plan.append((name, _KEEP, None, nested))
-    _PLANS[cls] = result = tuple(plan)
-    return result
-
-
-def _may_hold_models(annotation: Any) -> bool:
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return True
-    return any(_may_hold_models(arg) for arg in typing.get_args(annotation))
+@functools.cache
+def _msg_serializer() -> SchemaSerializer:
+    """The compiled serialiser of `Msg` (built on first use, not at import)."""
+    Msg.model_rebuild()  # deferred until now; afterwards the class holds the real one
+    return Msg.__pydantic_serializer__
 
 
 def compact_model(model: BaseModel) -> dict[str, Any]:
-    """`model` as JSON-ready values, without the fields that hold their default."""
-    cls = type(model)
-    plan = _PLANS.get(cls) or _plan(cls)
-    values = model.__dict__
-    out: dict[str, Any] = {}
-    for name, how, default, nested in plan:
-        value = values[name]
-        if how == _DEFAULT:
-            if value == default and type(value) is type(default):
-                continue
-        elif how == _EMPTY and not value:
-            continue
-        if nested:
-            value = _nested(value)
-        out[name] = value
+    """A model of the head (cursor, usage, permissions) as JSON values, defaults left out."""
+    out: dict[str, Any] = model.__pydantic_serializer__.to_python(
+        model, mode="json", exclude_defaults=True
+    )
     return out
 
 
-def _nested(value: Any) -> Any:
-    if isinstance(value, BaseModel):
-        return compact_model(value)
-    if type(value) is list:
-        return [compact_model(v) if isinstance(v, BaseModel) else v for v in value]
-    return value
+def context_json(context: list[Msg]) -> bytes:
+    """The messages as a compact JSON array."""
+    return b"[" + b",".join([message_json(msg) for msg in context]) + b"]"
 
 
-def compact_context(context: list[Msg]) -> list[dict[str, Any]]:
-    """The messages in their compact JSON form."""
-    return [compact_msg(msg) for msg in context]
+def compact_context(context: list[Msg]) -> list[Any]:
+    """The messages in their compact form as JSON values (what `context_json` writes)."""
+    return [from_json(message_json(msg)) for msg in context]
 
 
-def compact_msg(msg: Msg) -> dict[str, Any]:
+def message_json(msg: Msg) -> bytes:
     """One message in the compact JSON form (see the module docstring)."""
-    out = compact_model(msg)
+    serializer = _msg_serializer()
     blocks = msg.content
     if not blocks:
-        return out
+        return serializer.to_json(msg, exclude_defaults=True)
+    exclude = _derivable(msg, blocks)
+    if exclude is None:  # an answered call still `pending`: its state must be written
+        return _with_pending_states(serializer, msg)
+    if len(blocks) == 1 and 0 in exclude and type(blocks[0]) is TextBlock:
+        head = serializer.to_json(msg, exclude_defaults=True, exclude=_NO_CONTENT)
+        return head[:-1] + b',"content":' + to_json(blocks[0].text) + b"}"
+    if not exclude:
+        return serializer.to_json(msg, exclude_defaults=True)
+    return serializer.to_json(msg, exclude_defaults=True, exclude={"content": exclude})
+
+
+def _derivable(msg: Msg, blocks: list[Any]) -> dict[int, set[str]] | None:
+    """Per block position, the fields a reader can work out (None: see `message_json`)."""
     call_names: dict[str, str] = {}
     answered: set[str] = set()
     for block in blocks:
-        if type(block) is ToolCallBlock:
-            call_names.setdefault(block.id, block.name)
-        elif type(block) is ToolResultBlock:
-            answered.add(block.id)
-    content = out["content"]
-    for i, (block, raw) in enumerate(zip(blocks, content, strict=True)):
         kind = type(block)
         if kind is ToolCallBlock:
-            _compact_call_state(block, raw, block.id in answered)  # type: ignore[arg-type]
+            call_names.setdefault(block.id, block.name)
         elif kind is ToolResultBlock:
-            if call_names.get(block.id) == block.name:  # type: ignore[union-attr]
-                del raw["name"]
-        elif raw.get("id") == derived_block_id(msg.id, i):
-            del raw["id"]
-    if len(content) == 1 and type(blocks[0]) is TextBlock and "id" not in content[0]:
-        if content[0].keys() == {"type", "text"}:
-            out["content"] = blocks[0].text
+            answered.add(block.id)
+    exclude: dict[int, set[str]] = {}
+    msg_id = msg.id
+    for i, block in enumerate(blocks):
+        kind = type(block)
+        if kind is ToolCallBlock:
+            if block.id in answered:
+                if block.state == _FINISHED:
+                    exclude[i] = _STATE
+                elif block.state == _PENDING:
+                    return None
+        elif kind is ToolResultBlock:
+            if call_names.get(block.id) == block.name:
+                exclude[i] = _NAME
+        elif block.id == derived_block_id(msg_id, i):
+            exclude[i] = _ID
+    return exclude
+
+
+def _with_pending_states(serializer: SchemaSerializer, msg: Msg) -> bytes:
+    """The rare message with an answered call still `pending`: built as values."""
+    raw: dict[str, Any] = serializer.to_python(msg, mode="json", exclude_defaults=True)
+    answered = {b.id for b in msg.content if type(b) is ToolResultBlock}
+    names: dict[str, str] = {}
+    for block in msg.content:
+        if type(block) is ToolCallBlock:
+            names.setdefault(block.id, block.name)
+    for i, (block, out) in enumerate(zip(msg.content, raw["content"], strict=True)):
+        if isinstance(block, ToolCallBlock):
+            if block.id in answered and block.state == _FINISHED:
+                del out["state"]
+            elif block.id in answered and block.state == _PENDING:
+                out["state"] = _PENDING.value
+        elif isinstance(block, ToolResultBlock):
+            if names.get(block.id) == block.name:
+                del out["name"]
+        elif out.get("id") == derived_block_id(msg.id, i):
+            del out["id"]
+    return to_json(raw)
+
+
+def expand_context(raw: Any, *, fresh: bool = False) -> Any:
+    """Raw message values of a state's JSON with what `message_json` left out put back.
+
+    `fresh` values come straight from a JSON parser and are changed in place; others (a
+    caller's dicts) are copied where something is put back.
+    """
+    if type(raw) is not list:
+        return raw
+    if fresh:
+        for msg in raw:
+            if type(msg) is dict and type(content := msg.get("content")) is list and content:
+                _expand_content(msg, content, content)
+        return raw
+    out = []
+    for msg in raw:
+        if type(msg) is dict and type(content := msg.get("content")) is list and content:
+            msg = {**msg}
+            msg["content"] = expanded = list(content)
+            _expand_content(msg, content, expanded, copy=True)
+        out.append(msg)
     return out
 
 
-def _compact_call_state(call: ToolCallBlock, raw: dict[str, Any], answered: bool) -> None:
-    if answered and call.state == ToolCallState.FINISHED:
-        raw.pop("state", None)
-    elif answered and call.state == ToolCallState.PENDING:
-        raw["state"] = ToolCallState.PENDING.value
-    # else: `pending` unanswered is the default (already left out), any other is written
-
-
-def expand_context(raw: Any) -> Any:
-    """Raw message values of a state's JSON with what `compact_msg` left out put back."""
-    if type(raw) is not list:
-        return raw
-    return [_expand_msg(m) if type(m) is dict else m for m in raw]
-
-
-def _expand_msg(msg: dict[str, Any]) -> dict[str, Any]:
-    content = msg.get("content")
-    if type(content) is not list or not content:
-        return msg
+def _expand_content(
+    msg: dict[str, Any], content: list[Any], out: list[Any], *, copy: bool = False
+) -> None:
+    """Fill `out` (`content` itself, or a copy of it) with the expanded blocks."""
     msg_id = msg.get("id")
     if msg_id is None:
-        msg = {**msg, "id": new_id()}
-        msg_id = msg["id"]
+        msg["id"] = msg_id = new_id()
     call_names: dict[str, Any] = {}
     answered: set[str] = set()
-    for block in content:
-        if type(block) is dict and type(block_id := block.get("id")) is str:
-            kind = block.get("type")
-            if kind == "tool_call":
+    calls: list[int] = []  # calls without a state, results without a name: fixed at the end
+    results: list[int] = []
+    for i, block in enumerate(content):
+        if type(block) is not dict:
+            continue
+        kind = block.get("type")
+        if kind == "tool_call":
+            if type(block_id := block.get("id")) is str:
                 call_names.setdefault(block_id, block.get("name"))
-            elif kind == "tool_result":
+            if "state" not in block:
+                calls.append(i)
+        elif kind == "tool_result":
+            if type(block_id := block.get("id")) is str:
                 answered.add(block_id)
-    expanded = [
-        _expand_block(block, i, msg_id, call_names, answered) if type(block) is dict else block
-        for i, block in enumerate(content)
-    ]
-    return {**msg, "content": expanded}
-
-
-def _expand_block(
-    block: dict[str, Any], i: int, msg_id: Any, call_names: dict[str, Any], answered: set[str]
-) -> dict[str, Any]:
-    kind = block.get("type")
-    if kind in _ID_BLOCKS:
-        if "id" not in block and type(msg_id) is str:
-            return {**block, "id": derived_block_id(msg_id, i)}
-    elif kind == "tool_call":
-        if "state" not in block:
-            done = block.get("id") in answered if type(block.get("id")) is str else False
-            return {**block, "state": "finished" if done else "pending"}
-    elif kind == "tool_result" and "name" not in block:
+                if "name" not in block:
+                    results.append(i)
+        elif "id" not in block and kind in _ID_BLOCKS and type(msg_id) is str:
+            out[i] = block = {**block} if copy else block
+            block["id"] = derived_block_id(msg_id, i)
+    for i in calls:
+        out[i] = block = {**content[i]} if copy else content[i]
         block_id = block.get("id")
-        name = call_names.get(block_id) if type(block_id) is str else None
+        block["state"] = "finished" if type(block_id) is str and block_id in answered else "pending"
+    for i in results:
+        name = call_names.get(content[i]["id"])
         if name is not None:
-            return {**block, "name": name}
-    return block
+            out[i] = block = {**content[i]} if copy else content[i]
+            block["name"] = name

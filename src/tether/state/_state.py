@@ -13,20 +13,21 @@ from pydantic import (
     SerializationInfo,
     SerializerFunctionWrapHandler,
     ValidationError,
+    ValidationInfo,
     field_serializer,
     field_validator,
     model_serializer,
 )
 
-from tether._ids import new_id
 from tether.context._estimate import (
     estimate_block_tokens,
     estimate_msg_tokens,
     estimate_text_tokens,
 )
 from tether.message import ChatUsage, ContentBlock, Msg
+from tether.message._blocks import fresh_id
 from tether.permission import PermissionContext
-from tether.state._json import compact_context, compact_model, expand_context
+from tether.state._json import compact_context, compact_model, context_json, expand_context
 from tether.state._load import load_checked, parse_json
 from tether.state._migrate import SCHEMA_VERSION
 from tether.state._pending import PendingReply, pending_of
@@ -40,6 +41,7 @@ __all__ = [
 
 
 _ALWAYS_WRITTEN = frozenset({"schema_version", "session_id"})
+_CONTEXT: set[str] = {"context"}  # an exclude set (never changed)
 
 
 class ReplyCursor(BaseModel):
@@ -99,7 +101,7 @@ class AgentState(BaseModel):
 
     schema_version: int = SCHEMA_VERSION
     """Shape version; loading rejects versions this tether does not know."""
-    session_id: str = Field(default_factory=new_id)
+    session_id: str = Field(default_factory=fresh_id)
     """A stable id of this session's state (names its offloaded files)."""
     context: list[Msg] = Field(default_factory=list)
     """The messages the model sees (after compression)."""
@@ -125,8 +127,8 @@ class AgentState(BaseModel):
 
     @field_validator("context", mode="before")
     @classmethod
-    def _expand_context(cls, value: Any) -> Any:
-        return expand_context(value)
+    def _expand_context(cls, value: Any, info: ValidationInfo) -> Any:
+        return expand_context(value, fresh=info.mode == "json")
 
     @field_serializer("context", when_used="json")
     def _compact_context(self, context: list[Msg]) -> list[dict[str, Any]]:
@@ -143,12 +145,30 @@ class AgentState(BaseModel):
         data: dict[str, Any] = handler(self)
         if not info.mode_is_json():
             return data
-        # Every field but the two below defaults to None, 0 or an empty container.
-        return {
+        # Every field but the two below defaults to None, 0 or an empty container; the
+        # context goes last, as `model_dump_json` writes it.
+        out = {
             k: v
             for k, v in data.items()
             if k in _ALWAYS_WRITTEN or not (v is None or v == 0 or v == {} or v == [])
         }
+        if "context" in out:
+            out["context"] = out.pop("context")
+        return out
+
+    def model_dump_json(self, **kwargs: Any) -> str:
+        """The state as compact JSON (schema version 2; the `tether.state` reference).
+
+        Without arguments each message is written by its compiled serialiser in one call
+        and the results are joined; arguments (`indent`, `exclude`, ...) take pydantic's
+        path, which writes the same form.
+        """
+        if kwargs:
+            return super().model_dump_json(**kwargs)
+        head = self.__pydantic_serializer__.to_json(self, exclude=_CONTEXT)
+        if not self.context:
+            return head.decode()
+        return (head[:-1] + b',"context":' + context_json(self.context) + b"}").decode()
 
     @classmethod
     def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> AgentState:
