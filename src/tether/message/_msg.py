@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from tether._ids import new_id
+from tether._ids import derived_block_id, new_id
 from tether.message._blocks import (
     ContentBlock,
     TextBlock,
@@ -19,20 +19,11 @@ from tether.message._blocks import (
 from tether.message._usage import ChatUsage
 from tether.message._validate import UNSET, check_role_args
 
-__all__ = ["AssistantMsg", "Msg", "Role", "SystemMsg", "UserMsg", "derived_block_id"]
+__all__ = ["AssistantMsg", "Msg", "Role", "SystemMsg", "UserMsg"]
 
 Role = Literal["user", "assistant", "system"]
 _B = TypeVar("_B")
 _set = object.__setattr__
-
-
-def derived_block_id(msg_id: str, index: int) -> str:
-    """The id of the block at `index` of message `msg_id` when the state's JSON has none.
-
-    A string given as a message's content becomes a block with this id, and the state's
-    JSON leaves such ids out.
-    """
-    return f"{msg_id}.{index}"
 
 
 class Msg(BaseModel):

@@ -18,15 +18,23 @@ raw JSON values before validation, so the validated models equal the ones writte
 
 from __future__ import annotations
 
+import enum
 import functools
+import weakref
 from typing import Any
 
 from pydantic import BaseModel
 from pydantic_core import SchemaSerializer, from_json, to_json
 
-from tether._ids import new_id
-from tether.message import Msg, TextBlock, ToolCallBlock, ToolCallState, ToolResultBlock
-from tether.message._msg import derived_block_id
+from tether._ids import derived_block_id, new_id
+from tether.message import (
+    Msg,
+    TextBlock,
+    ToolCallBlock,
+    ToolCallState,
+    ToolResultBlock,
+    ToolResultState,
+)
 
 __all__ = ["compact_context", "compact_model", "context_json", "expand_context"]
 
@@ -66,7 +74,78 @@ def compact_context(context: list[Msg]) -> list[Any]:
 
 
 def message_json(msg: Msg) -> bytes:
-    """One message in the compact JSON form (see the module docstring)."""
+    """One message in the compact JSON form (see the module docstring).
+
+    A message that did not change since it was last written is not serialised again: its
+    JSON is kept with a snapshot of its values (by identity and equality), taken only of
+    messages whose containers are all empty or immutable, so any change shows (see
+    `_snapshot`).
+    """
+    snapshot = _snapshot(msg)
+    if snapshot is None:
+        return _message_json(msg)
+    key = id(msg)
+    entry = _MEMO.get(key)
+    if entry is not None and entry[0]() is msg and entry[1] == snapshot:
+        return entry[2]
+    body = _message_json(msg)
+    if len(_MEMO) >= _MEMO_SIZE:
+        _MEMO.clear()
+    _MEMO[key] = (weakref.ref(msg), snapshot, body)
+    return body
+
+
+_MEMO: dict[int, tuple[weakref.ref[Msg], tuple[Any, ...], bytes]] = {}
+"""id(msg) → (the message, the snapshot its JSON was written from, that JSON)."""
+_MEMO_SIZE = 8192
+"""Messages remembered at most (then the memo starts again): bounds its memory."""
+_ATOMS = frozenset({str, int, float, bool, type(None), ToolCallState, ToolResultState})
+
+
+def _snapshot(msg: Msg) -> tuple[Any, ...] | None:
+    """What the message's JSON is written from, or None if that can change unseen.
+
+    Values are compared by identity, then equality. A list or dict can change in place,
+    so only empty ones are allowed (one that fills up makes the next snapshot None);
+    nested models are taken apart the same way.
+    """
+    head = _values(msg, "content")
+    if head is None:
+        return None
+    parts: list[Any] = [head]
+    for block in msg.content:
+        values = _values(block, None)
+        if values is None:
+            return None
+        parts.append(block)
+        parts.append(values)
+    return tuple(parts)
+
+
+def _values(model: BaseModel, skip: str | None) -> tuple[Any, ...] | None:
+    values: list[Any] = []
+    for name, value in model.__dict__.items():
+        kind = type(value)
+        if kind in _ATOMS or name == skip:
+            values.append(value)
+        elif kind is dict or kind is list:
+            if value:
+                return None
+            values.append(value)
+        elif isinstance(value, BaseModel):
+            inner = _values(value, None)
+            if inner is None:
+                return None
+            values.append(value)
+            values.append(inner)
+        elif isinstance(value, enum.Enum):
+            values.append(value)
+        else:
+            return None
+    return tuple(values)
+
+
+def _message_json(msg: Msg) -> bytes:
     serializer = _msg_serializer()
     blocks = msg.content
     if not blocks:

@@ -19,13 +19,13 @@ from pydantic import (
     model_serializer,
 )
 
+from tether._ids import new_id
 from tether.context._estimate import (
     estimate_block_tokens,
     estimate_msg_tokens,
     estimate_text_tokens,
 )
 from tether.message import ChatUsage, ContentBlock, Msg
-from tether.message._blocks import fresh_id
 from tether.permission import PermissionContext
 from tether.state._json import compact_context, compact_model, context_json, expand_context
 from tether.state._load import load_checked, parse_json
@@ -101,7 +101,7 @@ class AgentState(BaseModel):
 
     schema_version: int = SCHEMA_VERSION
     """Shape version; loading rejects versions this tether does not know."""
-    session_id: str = Field(default_factory=fresh_id)
+    session_id: str = Field(default_factory=lambda _data: new_id())  # not compared on dump
     """A stable id of this session's state (names its offloaded files)."""
     context: list[Msg] = Field(default_factory=list)
     """The messages the model sees (after compression)."""
