@@ -28,6 +28,7 @@ from tether.context._estimate import (
 from tether.message import ChatUsage, ContentBlock, Msg
 from tether.permission import PermissionContext
 from tether.state._json import compact_context, compact_model, context_json, expand_context
+from tether.state._light import lighten
 from tether.state._load import load_checked, parse_json
 from tether.state._migrate import SCHEMA_VERSION
 from tether.state._pending import PendingReply, pending_of
@@ -125,6 +126,12 @@ class AgentState(BaseModel):
     tokens_since_anchor: int = 0
     """Estimated tokens of the messages added to the context since the anchor."""
 
+    def model_post_init(self, context: Any, /) -> None:
+        """Kept for the session's lifetime: the state and its head models are lightened."""
+        lighten(self)
+        lighten(self.permission_context)
+        lighten(self.usage)
+
     @field_validator("context", mode="before")
     @classmethod
     def _expand_context(cls, value: Any, info: ValidationInfo) -> Any:
@@ -213,12 +220,17 @@ class AgentState(BaseModel):
 
     def add_message(self, msg: Msg) -> None:
         """Append a message to the context, keeping the token total current."""
+        lighten(msg)
         self.context.append(msg)
         self.tokens_since_anchor += estimate_msg_tokens(msg)
 
     def note_blocks(self, blocks: Iterable[ContentBlock]) -> None:
         """Account for blocks added to a message already in the context."""
-        self.tokens_since_anchor += sum(estimate_block_tokens(b) for b in blocks)
+        total = 0
+        for block in blocks:
+            lighten(block)
+            total += estimate_block_tokens(block)
+        self.tokens_since_anchor += total
 
     def note_text_change(self, old: str, new: str) -> None:
         """Account for a text in the context that was replaced by another."""
@@ -227,6 +239,7 @@ class AgentState(BaseModel):
     def record_usage(self, usage: ChatUsage, *, reanchor: bool = True) -> None:
         """Add a model call's usage to the totals and re-anchor the token count on it."""
         self.usage = self.usage + usage
+        lighten(self.usage)
         if reanchor and usage.input_tokens:
             self.token_anchor = usage.input_tokens + usage.output_tokens
             self.tokens_since_anchor = 0
