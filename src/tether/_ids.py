@@ -6,7 +6,7 @@ import itertools
 import secrets
 import time
 
-__all__ = ["new_id", "now_iso"]
+__all__ = ["derived_block_id", "new_id", "now_iso"]
 
 _PREFIX = secrets.token_hex(6)
 _COUNTER = itertools.count(1)
@@ -27,3 +27,12 @@ def now_iso() -> str:
         _second_text = time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(second))
         _last_second = second
     return f"{_second_text}{nanoseconds // 1000:06d}+00:00"
+
+
+def derived_block_id(msg_id: str, index: int) -> str:
+    """The id of the block at `index` of message `msg_id` when the state's JSON has none.
+
+    A string given as a message's content becomes a block with this id, and the state's
+    JSON leaves such ids out.
+    """
+    return f"{msg_id}.{index}"

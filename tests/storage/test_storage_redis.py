@@ -21,6 +21,7 @@ from tether.errors import (
     StorageUnavailableError,
 )
 from tether.message import UserMsg
+from tether.state import SCHEMA_VERSION
 from tether.testing.storage_conformance import rich_state
 
 U, A, S = "user:1", "agent{1}", "session 1"
@@ -143,7 +144,9 @@ async def test_a_future_schema_version_is_refused_clearly(
     head = storage.keys_of(SessionKey(U, A, S))[0]
     raw = await client.hget(head, "state")
     assert isinstance(raw, bytes)
-    await client.hset(head, "state", raw.replace(b'"schema_version":1', b'"schema_version":7'))
+    await client.hset(
+        head, "state", raw.replace(b'"schema_version":%d' % SCHEMA_VERSION, b'"schema_version":7')
+    )
     with pytest.raises(StateVersionError, match="schema_version 7"):
         await storage.get_session(U, A, S)
 

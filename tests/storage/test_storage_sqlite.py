@@ -16,7 +16,7 @@ from storage_helpers import sqlite_rows
 from tether.app.storage import DEFAULT_SQLITE_PATH, SQLiteStorage
 from tether.errors import SessionCorruptedError, StateVersionError, StorageUnavailableError
 from tether.message import AssistantMsg, TextBlock, UserMsg
-from tether.state import AgentState, register_migration
+from tether.state import SCHEMA_VERSION, AgentState, register_migration
 from tether.state import _migrate as migrate_module
 from tether.testing.storage_conformance import rich_state
 
@@ -152,7 +152,7 @@ async def test_an_old_schema_version_goes_through_the_migration_hook(tmp_path: P
             head = db.execute(
                 "SELECT head FROM tether_sessions WHERE session_id = 'healthy'"
             ).fetchone()[0]
-        assert b'"schema_version":1' in head and b"old_summary" not in head
+        assert b'"schema_version":%d' % SCHEMA_VERSION in head and b"old_summary" not in head
     finally:
         migrate_module._MIGRATIONS.pop(0, None)
 

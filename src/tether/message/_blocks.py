@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from tether._ids import new_id
+from tether._ids import new_id, now_iso
 from tether._rule import PermissionRule
 
 __all__ = [
@@ -26,6 +26,33 @@ __all__ = [
 ]
 
 _CONFIG = ConfigDict(defer_build=True, extra="forbid")
+
+
+def fresh_id(_data: dict[str, Any]) -> str:
+    """A new id, as a default factory.
+
+    It takes the validated data (and ignores it) so that pydantic's `exclude_defaults`
+    does not call it to compare: an id made up now never equals the stored one.
+    """
+    return new_id()
+
+
+def tag(value: str) -> Any:
+    """The default factory of a discriminator `type` field, always `value`.
+
+    A factory that takes the validated data is never compared by `exclude_defaults`, so a
+    compact dump (`exclude_defaults=True`) keeps the `type` that the unions need to load.
+    """
+
+    def factory(_data: dict[str, Any]) -> str:
+        return value
+
+    return factory
+
+
+def fresh_time(_data: dict[str, Any]) -> str:
+    """The current time, as a default factory (taking the data for the reason above)."""
+    return now_iso()
 
 
 class ToolCallState(StrEnum):
@@ -60,10 +87,10 @@ class TextBlock(BaseModel):
     """Plain text."""
 
     model_config = _CONFIG
-    type: Literal["text"] = "text"
+    type: Literal["text"] = Field(default_factory=tag("text"))
     text: str
     """The text."""
-    id: str = Field(default_factory=new_id)
+    id: str = Field(default_factory=fresh_id)
     """Block id; streamed deltas carry it."""
 
 
@@ -71,12 +98,12 @@ class ThinkingBlock(BaseModel):
     """The model's reasoning, with the provider's signature when it gives one."""
 
     model_config = _CONFIG
-    type: Literal["thinking"] = "thinking"
+    type: Literal["thinking"] = Field(default_factory=tag("thinking"))
     thinking: str
     """The reasoning text."""
     signature: str | None = None
     """Provider signature that must be sent back unchanged (Anthropic, Gemini)."""
-    id: str = Field(default_factory=new_id)
+    id: str = Field(default_factory=fresh_id)
     """Block id; streamed deltas carry it."""
     redacted: bool = False
     """The provider withheld the reasoning (Anthropic `redacted_thinking`): `thinking` is
@@ -87,7 +114,7 @@ class Base64Source(BaseModel):
     """Inline data, base64-encoded."""
 
     model_config = _CONFIG
-    type: Literal["base64"] = "base64"
+    type: Literal["base64"] = Field(default_factory=tag("base64"))
     media_type: str
     """MIME type, e.g. `image/png`."""
     data: str
@@ -98,7 +125,7 @@ class URLSource(BaseModel):
     """Data behind a URL."""
 
     model_config = _CONFIG
-    type: Literal["url"] = "url"
+    type: Literal["url"] = Field(default_factory=tag("url"))
     url: str
     """Where the data lives."""
     media_type: str | None = None
@@ -109,10 +136,10 @@ class DataBlock(BaseModel):
     """Binary content such as an image, inline or by URL."""
 
     model_config = _CONFIG
-    type: Literal["data"] = "data"
+    type: Literal["data"] = Field(default_factory=tag("data"))
     source: Annotated[Base64Source | URLSource, Field(discriminator="type")]
     """Where the bytes are."""
-    id: str = Field(default_factory=new_id)
+    id: str = Field(default_factory=fresh_id)
     """Block id."""
 
 
@@ -120,10 +147,10 @@ class HintBlock(BaseModel):
     """Guidance written by tether for the model (e.g. the max-iterations notice)."""
 
     model_config = _CONFIG
-    type: Literal["hint"] = "hint"
+    type: Literal["hint"] = Field(default_factory=tag("hint"))
     hint: str
     """The text the model reads."""
-    id: str = Field(default_factory=new_id)
+    id: str = Field(default_factory=fresh_id)
     """Block id."""
 
 
@@ -131,7 +158,7 @@ class ToolCallBlock(BaseModel):
     """A tool call proposed by the model."""
 
     model_config = _CONFIG
-    type: Literal["tool_call"] = "tool_call"
+    type: Literal["tool_call"] = Field(default_factory=tag("tool_call"))
     id: str
     """Call id, unique within the reply; the result carries the same id."""
     name: str
@@ -156,7 +183,7 @@ class ToolResultBlock(BaseModel):
     """The result of one tool call."""
 
     model_config = _CONFIG
-    type: Literal["tool_result"] = "tool_result"
+    type: Literal["tool_result"] = Field(default_factory=tag("tool_result"))
     id: str
     """The id of the call this answers."""
     name: str

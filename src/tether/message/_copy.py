@@ -23,6 +23,8 @@ M = TypeVar("M", bound=BaseModel)
 _new = object.__new__
 _set = object.__setattr__
 _ATOMS = (str, int, float, bool, bytes, type(None))
+_MISSING = object()
+_SLOTS: dict[type, tuple[str, ...]] = {}
 _MUTABLE_FIELDS: dict[type[BaseModel], tuple[str, ...]] = {}
 """Per model class, the fields whose values may be mutable (worked out once per class)."""
 
@@ -45,7 +47,24 @@ def detached(model: M) -> M:
     _set(new, "__pydantic_extra__", None if extra is None else copy.deepcopy(extra))
     # Private attributes hold loop-made values (a validated structured answer): shared.
     _set(new, "__pydantic_private__", None if private is None else dict(private))
+    for slot in _slots(cls):
+        if (value := getattr(model, slot, _MISSING)) is not _MISSING:
+            _set(new, slot, value)
     return new
+
+
+def _slots(cls: type) -> tuple[str, ...]:
+    """The `__slots__` a model class adds to pydantic's (e.g. `Msg._structured_output`)."""
+    found = _SLOTS.get(cls)
+    if found is None:
+        found = _SLOTS[cls] = tuple(
+            name
+            for klass in cls.__mro__
+            if issubclass(klass, BaseModel) and klass is not BaseModel
+            for name in klass.__dict__.get("__slots__", ())
+            if name != "__weakref__"
+        )
+    return found
 
 
 def _item(value: Any) -> Any:

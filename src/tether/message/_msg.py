@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from tether._ids import new_id, now_iso
+from tether._ids import derived_block_id, new_id
 from tether.message._blocks import (
     ContentBlock,
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
     ToolResultBlock,
+    fresh_id,
+    fresh_time,
 )
 from tether.message._usage import ChatUsage
 from tether.message._validate import UNSET, check_role_args
@@ -21,6 +23,7 @@ __all__ = ["AssistantMsg", "Msg", "Role", "SystemMsg", "UserMsg"]
 
 Role = Literal["user", "assistant", "system"]
 _B = TypeVar("_B")
+_set = object.__setattr__
 
 
 class Msg(BaseModel):
@@ -38,16 +41,20 @@ class Msg(BaseModel):
     """`user`, `assistant` or `system`."""
     content: list[ContentBlock] = Field(default_factory=list)
     """The blocks; a plain string becomes one `TextBlock`."""
-    id: str = Field(default_factory=new_id)
+    id: str = Field(default_factory=fresh_id)
     """Message id (for a reply: the reply id)."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     """Free-form data (e.g. what a paused reply waits for)."""
     usage: ChatUsage | None = None
     """Tokens the model spent producing this message, if it was produced by one."""
-    created_at: str = Field(default_factory=now_iso)
+    created_at: str = Field(default_factory=fresh_time)
     """ISO 8601 creation time."""
 
-    _structured_output: BaseModel | None = PrivateAttr(default=None)
+    # A slot, not a pydantic private attribute: those cost a dict per message, made on
+    # every validation; this costs 8 bytes and nothing until the loop sets it.
+    __slots__ = ("_structured_output", "__weakref__")
+    if TYPE_CHECKING:
+        _structured_output: BaseModel | None
 
     @property
     def structured_output(self) -> BaseModel | None:
@@ -56,21 +63,28 @@ class Msg(BaseModel):
         Set on the reply that gave one; `metadata["structured_output"]` holds its JSON.
         Not kept through JSON: a loaded message has only the metadata.
         """
-        return self._structured_output
+        return getattr(self, "_structured_output", None)
 
     @model_validator(mode="after")
     def _as_role_class(self) -> Msg:
         # A `UserMsg` saved as JSON comes back a `UserMsg` (the role classes add no field).
         if type(self) is Msg:
-            self.__class__ = _ROLE_CLASSES[self.role]
+            _set(self, "__class__", _ROLE_CLASSES[self.role])
         return self
 
-    @field_validator("content", mode="before")
+    @model_validator(mode="before")
     @classmethod
-    def _text_to_block(cls, v: Any) -> Any:
-        if isinstance(v, str):
-            return [TextBlock(text=v)]
-        return v
+    def _text_to_block(cls, data: Any) -> Any:
+        # A plain string is one TextBlock whose id is derived from the message's
+        # (`<msg id>.0`), so the state's JSON can store the string alone.
+        if type(data) is dict and type(data.get("content")) is str:
+            data = dict(data)
+            msg_id = data.get("id")
+            if msg_id is None:
+                data["id"] = msg_id = new_id()
+            block_id = derived_block_id(msg_id, 0) if isinstance(msg_id, str) else new_id()
+            data["content"] = [TextBlock(text=data["content"], id=block_id)]
+        return data
 
     def __eq__(self, other: object) -> bool:
         # UserMsg/AssistantMsg/SystemMsg are Msg with a fixed role: equal by fields, so a

@@ -9,11 +9,43 @@ from tether.errors import StateVersionError
 
 __all__ = ["SCHEMA_VERSION", "migrate", "register_migration"]
 
-SCHEMA_VERSION = 1
-"""The `AgentState` shape this tether writes."""
+SCHEMA_VERSION = 2
+"""The `AgentState` shape this tether writes (2: the compact JSON form)."""
 
 Migration = Callable[[dict[str, Any]], dict[str, Any]]
-_MIGRATIONS: dict[int, Migration] = {}
+
+
+def _v1_to_v2(obj: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 wrote every field; version 2 reads the same values, with two changes.
+
+    The reply cursor's `structured_schema` is now `structured_json_schema`, and a tool call
+    without a `state` is `pending` in version 1 (version 2 would read it as `finished` when
+    its result is in the message), so it is written out.
+    """
+    reply = obj.get("reply")
+    if isinstance(reply, dict) and "structured_schema" in reply:
+        reply = dict(reply)
+        reply["structured_json_schema"] = reply.pop("structured_schema")
+        obj["reply"] = reply
+    context = obj.get("context")
+    if isinstance(context, list):
+        obj["context"] = [_v1_msg(msg) for msg in context]
+    return obj
+
+
+def _v1_msg(msg: Any) -> Any:
+    if not isinstance(msg, dict) or not isinstance(msg.get("content"), list):
+        return msg
+    content = [
+        {**b, "state": "pending"}
+        if isinstance(b, dict) and b.get("type") == "tool_call" and "state" not in b
+        else b
+        for b in msg["content"]
+    ]
+    return {**msg, "content": content}
+
+
+_MIGRATIONS: dict[int, Migration] = {1: _v1_to_v2}
 
 
 def register_migration(from_version: int, migration: Migration) -> None:

@@ -3,9 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    ValidationInfo,
+    field_serializer,
+    field_validator,
+    model_serializer,
+)
 
 from tether._ids import new_id
 from tether.context._estimate import (
@@ -15,6 +27,8 @@ from tether.context._estimate import (
 )
 from tether.message import ChatUsage, ContentBlock, Msg
 from tether.permission import PermissionContext
+from tether.state._json import compact_context, compact_model, context_json, expand_context
+from tether.state._light import lighten
 from tether.state._load import load_checked, parse_json
 from tether.state._migrate import SCHEMA_VERSION
 from tether.state._pending import PendingReply, pending_of
@@ -27,10 +41,16 @@ __all__ = [
 ]  # SCHEMA_VERSION: from _migrate
 
 
+_ALWAYS_WRITTEN = frozenset({"schema_version", "session_id"})
+_CONTEXT: set[str] = {"context"}  # an exclude set (never changed)
+
+
 class ReplyCursor(BaseModel):
     """Where the reply in progress stands."""
 
-    model_config = ConfigDict(defer_build=True, extra="forbid")
+    model_config = ConfigDict(
+        defer_build=True, extra="forbid", validate_by_name=True, validate_by_alias=True
+    )
 
     reply_id: str
     """The reply's id (also the id of its assistant `Msg` in the context)."""
@@ -40,10 +60,34 @@ class ReplyCursor(BaseModel):
     """The last reasoning step gave the final answer."""
     interrupted: bool = False
     """The reply was aborted by a `UserInterruptEvent` or a rejection that ends it."""
-    structured_schema: dict[str, Any] | None = None
-    """The JSON schema the final answer must follow, if the caller asked for one."""
+    structured_json_schema: dict[str, Any] | None = Field(
+        default=None,
+        validation_alias=AliasChoices("structured_json_schema", "structured_schema"),
+    )
+    """The JSON schema the final answer must follow, if the caller asked for one (the
+    schema of the `structured_schema` model passed to `Agent.reply`). `structured_schema=`
+    is accepted as the old name of this field."""
     structured_reminder: bool = False
     """The model answered without the structured tool; the next step must call it."""
+
+    if TYPE_CHECKING:  # the field's old name is accepted too (a validation alias)
+
+        def __init__(
+            self,
+            *,
+            reply_id: str,
+            iteration: int = 0,
+            finished: bool = False,
+            interrupted: bool = False,
+            structured_json_schema: dict[str, Any] | None = None,
+            structured_schema: dict[str, Any] | None = None,
+            structured_reminder: bool = False,
+        ) -> None: ...
+
+    @property
+    def structured_schema(self) -> dict[str, Any] | None:
+        """Deprecated: the old name of `structured_json_schema` (read-only)."""
+        return self.structured_json_schema
 
 
 class AgentState(BaseModel):
@@ -58,7 +102,7 @@ class AgentState(BaseModel):
 
     schema_version: int = SCHEMA_VERSION
     """Shape version; loading rejects versions this tether does not know."""
-    session_id: str = Field(default_factory=new_id)
+    session_id: str = Field(default_factory=lambda _data: new_id())  # not compared on dump
     """A stable id of this session's state (names its offloaded files)."""
     context: list[Msg] = Field(default_factory=list)
     """The messages the model sees (after compression)."""
@@ -82,6 +126,57 @@ class AgentState(BaseModel):
     tokens_since_anchor: int = 0
     """Estimated tokens of the messages added to the context since the anchor."""
 
+    def model_post_init(self, context: Any, /) -> None:
+        """Kept for the session's lifetime: the state and its head models are lightened."""
+        lighten(self)
+        lighten(self.permission_context)
+        lighten(self.usage)
+
+    @field_validator("context", mode="before")
+    @classmethod
+    def _expand_context(cls, value: Any, info: ValidationInfo) -> Any:
+        return expand_context(value, fresh=info.mode == "json")
+
+    @field_serializer("context", when_used="json")
+    def _compact_context(self, context: list[Msg]) -> list[dict[str, Any]]:
+        return compact_context(context)
+
+    @field_serializer("permission_context", "usage", "reply", when_used="json")
+    def _compact(self, value: BaseModel | None) -> dict[str, Any] | None:
+        return None if value is None else compact_model(value)
+
+    @model_serializer(mode="wrap")
+    def _leave_out_defaults(
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not info.mode_is_json():
+            return data
+        # Every field but the two below defaults to None, 0 or an empty container; the
+        # context goes last, as `model_dump_json` writes it.
+        out = {
+            k: v
+            for k, v in data.items()
+            if k in _ALWAYS_WRITTEN or not (v is None or v == 0 or v == {} or v == [])
+        }
+        if "context" in out:
+            out["context"] = out.pop("context")
+        return out
+
+    def model_dump_json(self, **kwargs: Any) -> str:
+        """The state as compact JSON (schema version 2; the `tether.state` reference).
+
+        Without arguments each message is written by its compiled serialiser in one call
+        and the results are joined; arguments (`indent`, `exclude`, ...) take pydantic's
+        path, which writes the same form.
+        """
+        if kwargs:
+            return super().model_dump_json(**kwargs)
+        head = self.__pydantic_serializer__.to_json(self, exclude=_CONTEXT)
+        if not self.context:
+            return head.decode()
+        return (head[:-1] + b',"context":' + context_json(self.context) + b"}").decode()
+
     @classmethod
     def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> AgentState:
         """Validate, migrating older schema versions.
@@ -98,7 +193,20 @@ class AgentState(BaseModel):
     def model_validate_json(
         cls, json_data: str | bytes | bytearray, *args: Any, **kwargs: Any
     ) -> AgentState:
-        """Parse JSON, then load it as `model_validate` does (raises only `StateError`)."""
+        """Parse JSON, then load it as `model_validate` does (raises only `StateError`).
+
+        A state of the current schema version is parsed and validated in one compiled
+        pass (its parser refuses nesting deeper than 200 levels); anything else (older
+        versions, damaged data) takes the checked path, which migrates or explains.
+        """
+        if not args and not kwargs:
+            try:
+                state = cls.__pydantic_validator__.validate_json(json_data)
+            except (ValidationError, ValueError, TypeError):
+                pass
+            else:
+                if isinstance(state, AgentState) and state.schema_version == SCHEMA_VERSION:
+                    return state
         return cls.model_validate(parse_json(json_data), *args, **kwargs)
 
     @property
@@ -112,12 +220,17 @@ class AgentState(BaseModel):
 
     def add_message(self, msg: Msg) -> None:
         """Append a message to the context, keeping the token total current."""
+        lighten(msg)
         self.context.append(msg)
         self.tokens_since_anchor += estimate_msg_tokens(msg)
 
     def note_blocks(self, blocks: Iterable[ContentBlock]) -> None:
         """Account for blocks added to a message already in the context."""
-        self.tokens_since_anchor += sum(estimate_block_tokens(b) for b in blocks)
+        total = 0
+        for block in blocks:
+            lighten(block)
+            total += estimate_block_tokens(block)
+        self.tokens_since_anchor += total
 
     def note_text_change(self, old: str, new: str) -> None:
         """Account for a text in the context that was replaced by another."""
@@ -126,6 +239,7 @@ class AgentState(BaseModel):
     def record_usage(self, usage: ChatUsage, *, reanchor: bool = True) -> None:
         """Add a model call's usage to the totals and re-anchor the token count on it."""
         self.usage = self.usage + usage
+        lighten(self.usage)
         if reanchor and usage.input_tokens:
             self.token_anchor = usage.input_tokens + usage.output_tokens
             self.tokens_since_anchor = 0

@@ -1,0 +1,111 @@
+"""A message's JSON is reused only while the message is unchanged: every change shows."""
+
+from __future__ import annotations
+
+import gc
+import json
+from collections.abc import Callable
+
+import pytest
+
+from tether.message import (
+    AssistantMsg,
+    ChatUsage,
+    DataBlock,
+    Msg,
+    TextBlock,
+    ToolCallBlock,
+    ToolCallState,
+    ToolResultBlock,
+    URLSource,
+    UserMsg,
+)
+from tether.permission import PermissionRule
+from tether.state import AgentState
+from tether.state import _json as state_json
+
+
+def _state() -> AgentState:
+    reply = AssistantMsg(
+        "a",
+        [
+            TextBlock(text="thinking aloud"),
+            ToolCallBlock(id="c", name="t", state=ToolCallState.ASKING),
+            DataBlock(source=URLSource(url="https://a/x.png")),
+        ],
+    )
+    return AgentState(context=[UserMsg("user", "hi"), reply])
+
+
+def _call(state: AgentState) -> ToolCallBlock:
+    return state.context[1].tool_calls[0]
+
+
+EDITS: dict[str, Callable[[AgentState], object]] = {
+    "metadata filled": lambda s: s.context[0].metadata.update(k=1),
+    "block appended": lambda s: s.context[0].content.append(TextBlock(text="more")),
+    "block replaced": lambda s: s.context[1].content.__setitem__(0, TextBlock(text="new")),
+    "content cleared": lambda s: s.context[1].content.clear(),
+    "text assigned": lambda s: setattr(s.context[0].content[0], "text", "bye"),
+    "call state assigned": lambda s: setattr(_call(s), "state", ToolCallState.ALLOWED),
+    "result added": lambda s: s.context[1].content.append(ToolResultBlock(id="c", name="t")),
+    "usage set": lambda s: setattr(s.context[1], "usage", ChatUsage(input_tokens=3)),
+    "rule appended": lambda s: _call(s).suggested_rules.append(PermissionRule.parse("t")),
+    "call metadata filled": lambda s: _call(s).metadata.update(sig="x"),
+    "nested source changed": lambda s: setattr(s.context[1].content[2].source, "url", "b"),
+    "name assigned": lambda s: setattr(s.context[1], "name", "other"),
+}
+
+
+@pytest.mark.parametrize("edit", list(EDITS))
+def test_a_change_after_a_dump_is_in_the_next_dump(edit: str) -> None:
+    state = _state()
+    before = state.model_dump_json()
+    assert state.model_dump_json() == before  # unchanged: the same JSON, from the memo
+    EDITS[edit](state)
+    after = state.model_dump_json()
+    assert after != before
+    assert AgentState.model_validate_json(after) == state
+
+
+def test_a_nested_usage_changed_in_place_is_seen() -> None:
+    state = _state()
+    state.context[1].usage = ChatUsage(input_tokens=3)
+    state.model_dump_json()
+    state.context[1].usage.input_tokens = 4
+    loaded = AgentState.model_validate_json(state.model_dump_json())
+    assert loaded.context[1].usage == ChatUsage(input_tokens=4)
+
+
+def test_a_container_emptied_again_gives_the_first_json() -> None:
+    state = _state()
+    first = state.model_dump_json()
+    state.context[0].metadata["k"] = 1
+    assert "k" in state.model_dump_json()
+    del state.context[0].metadata["k"]
+    assert state.model_dump_json() == first
+
+
+def test_a_filled_message_is_written_afresh_each_time() -> None:
+    msg = UserMsg("u", "x", metadata={"n": 1})
+    state = AgentState(context=[msg])
+    state.model_dump_json()
+    msg.metadata["n"] = 2
+    assert json.loads(state.model_dump_json())["context"][0]["metadata"] == {"n": 2}
+
+
+def test_a_new_message_at_a_reused_address_is_not_mistaken_for_the_old() -> None:
+    for i in range(30):  # ids of freed objects are reused; the memo checks identity
+        msg = Msg(name="u", role="user", content=f"text {i}", id="same", created_at="t")
+        body = json.loads(AgentState(context=[msg]).model_dump_json())["context"][0]
+        assert body["content"] == f"text {i}"
+        del msg
+        gc.collect()
+
+
+def test_the_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(state_json, "_MEMO_SIZE", 5)
+    state = AgentState(context=[UserMsg("u", str(i)) for i in range(12)])
+    state.model_dump_json()
+    assert len(state_json._MEMO) <= 5
+    assert AgentState.model_validate_json(state.model_dump_json()) == state
