@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-REDIS = "redis://127.0.0.1:6379/12"
+REDIS = os.environ.get("TETHER_TEST_REDIS_URL", "redis://127.0.0.1:6379/12")
 MODEL_SECONDS = 0.05
 
 
