@@ -142,7 +142,9 @@ class Runs:
         lease = await self._acquire(ref.key, interrupt=if_busy)
         try:
             self._check_open()
-            record = await self.storage.get_session(*ref.ids)
+            # Fence first: from here on, a worker whose lease expired cannot write the state.
+            version = await self.storage.fence_session(*ref.ids, lease.token)
+            record = None if version is None else await self.storage.get_session(*ref.ids)
             if record is None:
                 raise SessionNotFoundError(
                     f"session {ref.session_id!r} does not exist; create it with `POST /v1/sessions`"
@@ -276,22 +278,28 @@ class Runs:
         if run.writer is None or run.writer.done():
             run.writer = asyncio.create_task(self._write(run))
 
-    async def _write(self, run: _Run) -> None:
-        while run.pending and run.lost is None:
-            batch, run.pending = run.pending, []
+    async def _write(self, run: _Run, *, renew: bool = False) -> None:
+        """Append the queued events, renewing the lease in the same step (one round trip)."""
+        while (run.pending or renew) and run.lost is None:
+            batch, run.pending, renew = run.pending, [], False
             try:
-                await self.events.append(run.lease, batch)
+                if await self.events.renew(run.lease, self.lease_ttl, batch):
+                    self._stop(run)  # an interrupt asked on another worker
             except TetherError as exc:  # lease lost or log down: this run cannot go on
                 run.lost = exc
                 if run.pump is not None:
                     run.pump.cancel()
 
-    async def _flush(self, run: _Run) -> None:
-        """Wait until every queued event is appended (or raise why it cannot be)."""
+    async def _flush(self, run: _Run, *, renew: bool = False) -> None:
+        """Wait until every queued event is appended (or raise why it cannot be).
+
+        With `renew`, the lease is renewed (and checked) after that in any case, with the
+        last queued events if there are any.
+        """
         while run.writer is not None and not run.writer.done():
             await asyncio.shield(run.writer)
-        if run.pending and run.lost is None:
-            run.writer = asyncio.create_task(self._write(run))
+        if (run.pending or renew) and run.lost is None:
+            run.writer = asyncio.create_task(self._write(run, renew=renew))
             await run.writer
         if run.lost is not None:
             raise run.lost
@@ -299,20 +307,21 @@ class Runs:
     def _checkpoint(self, run: _Run) -> Checkpoint:
         """The storage's save-point callable, fenced by the lease.
 
-        Before each save: every queued event is appended and the lease is renewed (a
-        worker whose lease was taken over stops here, before its next side effect); a
-        reply asked to stop stops here too, with the state of its last save point. On a
-        worker that is shutting down, the reply stops right after this save.
+        Before each save: every queued event is appended and the lease is renewed, in one
+        step (a worker whose lease was taken over stops here, before its next side
+        effect); the save itself is fenced with the lease's token, so it is refused too if
+        a newer holder fenced the session. A reply asked to stop stops here, with the state
+        of its last save point. On a worker that is shutting down, the reply stops right
+        after this save.
         """
-        save = self.storage.checkpoint(*run.ref.ids)
+        save = self.storage.checkpoint(*run.ref.ids, fence=run.lease.token)
 
         async def checkpoint(state: AgentState) -> None:
             if run.interrupted and not run.ending:
                 raise _Interrupted  # stop here: the state rolls back to the last save
             run.saving = True  # an interrupt waits for the save, so the version stays known
             try:
-                await self._flush(run)
-                await self.events.renew(run.lease, self.lease_ttl)
+                await self._flush(run, renew=True)
                 await save(state)
             finally:
                 run.saving = False
@@ -328,9 +337,10 @@ class Runs:
         """Save the state under the lease (the versioned write refuses a stale state)."""
         if not run.started.done():
             return  # nothing ran
-        await self._flush(run)
-        await self.events.renew(run.lease, self.lease_ttl)
-        await self.storage.update_session_state(*run.ref.ids, run.agent.state)
+        await self._flush(run, renew=True)
+        await self.storage.update_session_state(
+            *run.ref.ids, run.agent.state, fence=run.lease.token
+        )
 
     async def _heartbeat(self, run: _Run) -> None:
         every = min(self.lease_ttl / 3, 2.0)

@@ -39,22 +39,27 @@ redis.call('HSET', KEYS[2], 'token', token, 'reply', '', 'interrupt', 0)
 redis.call('PEXPIRE', KEYS[2], ARGV[1])
 return {1, token, redis.call('HGET', KEYS[1], 'seq') or '0'}
 """
+# ARGV: token, then (reply_id, type, data) per item from ARGV[3] on.
+_WRITE = """
+local seq = tonumber(redis.call('HGET', KEYS[1], 'seq') or '0')
+if #ARGV >= 3 then
+  for i = 3, #ARGV, 3 do
+    seq = seq + 1
+    redis.call('XADD', KEYS[3], seq .. '-1', 't', ARGV[i + 1], 'd', ARGV[i + 2])
+  end
+  redis.call('HSET', KEYS[1], 'seq', seq)
+  redis.call('HSET', KEYS[2], 'reply', ARGV[#ARGV - 2])
+end
+"""
+# ARGV: token, ttl (ms), items...
 _RENEW = (
     _CHECK
+    + _WRITE
     + """
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
 return redis.call('HGET', KEYS[2], 'interrupt')
 """
 )
-_WRITE = """
-local seq = tonumber(redis.call('HGET', KEYS[1], 'seq') or '0')
-for i = 3, #ARGV, 3 do
-  seq = seq + 1
-  redis.call('XADD', KEYS[3], seq .. '-1', 't', ARGV[i + 1], 'd', ARGV[i + 2])
-end
-redis.call('HSET', KEYS[1], 'seq', seq)
-if #ARGV >= 3 then redis.call('HSET', KEYS[2], 'reply', ARGV[#ARGV - 2]) end
-"""
 _APPEND = _CHECK + _WRITE + "return seq"
 _RELEASE = (
     """
@@ -181,9 +186,10 @@ class RedisEventLog(EventLogBase):
             raise busy(str(got[1]))
         return Lease(key=key, token=int(got[1]), start_seq=int(got[2]))
 
-    async def renew(self, lease: Lease, ttl: float) -> bool:
-        """Extend the lease; whether an interrupt was asked for."""
-        flag = await self._call("renew", self.keys(lease.key), lease.token, _ms(ttl))
+    async def renew(self, lease: Lease, ttl: float, items: Sequence[LogItem] = ()) -> bool:
+        """Append `items`, extend the lease; whether an interrupt was asked for."""
+        keys = self.keys(lease.key)
+        flag = await self._call("renew", keys, lease.token, _ms(ttl), *_flat(items))
         return str(flag) == "1"
 
     async def append(self, lease: Lease, items: Sequence[LogItem]) -> int:

@@ -145,6 +145,11 @@ class SessionDelta:
     """When the session at `expected_version` was created: the backend must also check it,
     so that a session deleted and created again, which counts its versions anew, is never
     taken for the one the delta was planned against."""
+    fence: int | None = None
+    """The writer's fencing token, or None (unfenced): the backend refuses the write, in
+    the same atomic step as the version check, if the session was fenced with a larger
+    token (raise `fenced(key, token, stored)`), and otherwise raises the session's fence
+    to it."""
 
 
 @dataclass(frozen=True, slots=True)
