@@ -43,18 +43,19 @@ def _nobody_holds_the_write_lock(path: str) -> None:
 
 
 @pytest.mark.parametrize("double", [False, True], ids=["cancel", "cancel-twice"])
-@pytest.mark.parametrize("when", ["queued", "running"])
+@pytest.mark.parametrize("when", ["waiting-for-the-lock", "queued"])
 @pytest.mark.parametrize("op", ["update", "upsert", "delete"])
 async def test_sqlite_cancelled_write_is_old_or_new(
     tmp_path: Path, op: str, when: str, double: bool
 ) -> None:
-    """Cancel a write while it waits for the storage's thread, or while its transaction runs.
+    """Cancel a write that waits on the storage's thread for another process's lock.
 
-    The transaction runs whole on the thread: the cancelled caller leaves it to commit
-    (queued: it still runs) or roll back, and the next call starts after it.
+    A write runs on the event loop unless the file is locked; then its whole transaction
+    runs on the thread, and a cancelled caller leaves it to commit or roll back there,
+    before the next call starts.
     """
     path = sqlite_path(tmp_path)
-    async with SQLiteStorage(path) as storage:
+    async with SQLiteStorage(path, busy_timeout=30) as storage:
         state = (await storage.upsert_session(U, A, S, state=rich_state(3))).state
         old = snapshot(state)
         state.add_message(UserMsg("user", "new"))
@@ -62,21 +63,11 @@ async def test_sqlite_cancelled_write_is_old_or_new(
         new = snapshot(state)
         pool = storage._pool
         assert pool is not None
-        gate, inside = threading.Event(), threading.Event()
+        gate = threading.Event()
         if when == "queued":  # the thread is busy: the write waits in its queue
             pool.submit(gate.wait, 10)
-        else:  # the write's transaction holds the thread until the gate opens
-            db = storage._db
-            assert db is not None
-            original = db.execute
-
-            def execute(sql: str, *args: Any) -> Any:
-                if sql.startswith("BEGIN") and not inside.is_set():
-                    inside.set()
-                    gate.wait(10)
-                return original(sql, *args)
-
-            storage._db = _Proxy(db, execute)  # type: ignore[assignment]
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
         if op == "update":
             write: Awaitable[Any] = storage.update_session_state(U, A, S, state)
         elif op == "upsert":
@@ -84,22 +75,22 @@ async def test_sqlite_cancelled_write_is_old_or_new(
         else:
             write = storage.delete_session(U, A, S)
         task = asyncio.ensure_future(write)
-        await asyncio.sleep(0)
-        if when == "running":
-            await asyncio.to_thread(inside.wait, 10)
+        for _ in range(3):
+            await asyncio.sleep(0)  # the write tried here, found the lock, went to the thread
+        assert not task.done()
         task.cancel()
         if double:
             await asyncio.sleep(0)
             task.cancel()
-        gate.set()
         with pytest.raises(asyncio.CancelledError):
             await task
-        if when == "running":
-            storage._db = db
-        await storage.list_sessions(U)  # runs after the cancelled transaction ended
+        other.execute("ROLLBACK")
+        other.close()
+        gate.set()
+        await asyncio.wrap_future(pool.submit(lambda: None))  # the thread is done with it
         _nobody_holds_the_write_lock(path)
-        async with SQLiteStorage(path) as other:
-            record = await other.get_session(U, A, S)
+        async with SQLiteStorage(path) as reader:
+            record = await reader.get_session(U, A, S)
         if op == "delete":
             assert record is None or record.state == old
         else:
@@ -108,14 +99,23 @@ async def test_sqlite_cancelled_write_is_old_or_new(
         await storage.upsert_session(U, A, "after")
 
 
-class _Proxy:
-    """A sqlite3 connection whose `execute` is replaced (the C type's is read-only)."""
-
-    def __init__(self, db: sqlite3.Connection, execute: Any) -> None:
-        self._db, self.execute = db, execute
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._db, name)
+async def test_sqlite_write_waits_for_another_process_lock(tmp_path: Path) -> None:
+    """A write that finds the file locked waits for it (on the thread), then lands."""
+    path = sqlite_path(tmp_path)
+    async with SQLiteStorage(path, busy_timeout=30) as storage:
+        state = (await storage.upsert_session(U, A, S)).state
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        state.add_message(UserMsg("user", "after the lock"))
+        task = asyncio.ensure_future(storage.update_session_state(U, A, S, state))
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert not task.done()  # waiting, and the loop is free meanwhile
+        other.execute("ROLLBACK")
+        other.close()
+        assert await task == 2
+        record = await storage.get_session(U, A, S)
+        assert record is not None and record.state == state
 
 
 @pytest.mark.parametrize("when", ["before-sending", "after-the-reply"])

@@ -72,6 +72,4 @@ async def sse_frames(batches: AsyncIterator[list[LogEntry]]) -> AsyncIterator[by
                 yield b": keep-alive\n\n"
             continue
         last = now
-        yield "".join(
-            f"id: {e.seq}\nevent: {e.type}\ndata: {e.data}\n\n" for e in batch
-        ).encode()
+        yield "".join(f"id: {e.seq}\nevent: {e.type}\ndata: {e.data}\n\n" for e in batch).encode()

@@ -141,9 +141,7 @@ class SQLiteEventLog(EventLogBase):
                 self._after_commit(pool, db)
             return result
         try:  # locked by another process: wait for it on the thread
-            return await asyncio.get_running_loop().run_in_executor(
-                pool, _transact, db, fn, write
-            )
+            return await asyncio.get_running_loop().run_in_executor(pool, _transact, db, fn, write)
         except sqlite3.Error as exc:
             raise self._unavailable(exc) from exc
 
@@ -391,8 +389,13 @@ def _head(db: sqlite3.Connection, key: LogKey, cols: str) -> tuple[object, ...] 
 
 
 def _transact(db: sqlite3.Connection, fn: Callable[[sqlite3.Connection], _T], write: bool) -> _T:
-    """`fn(db)` in one transaction (`BEGIN IMMEDIATE` for a write), rolled back if it raises."""
-    db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+    """`fn(db)` in one `BEGIN IMMEDIATE` transaction, rolled back if it raises.
+
+    A read is one statement: its own implicit transaction.
+    """
+    if not write:
+        return fn(db)
+    db.execute("BEGIN IMMEDIATE")
     try:
         result = fn(db)
     except BaseException:
