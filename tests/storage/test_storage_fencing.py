@@ -15,12 +15,12 @@ U, A, S = "u", "a", "s"
 async def test_a_stale_workers_write_is_refused_and_the_state_unchanged(backend: Backend) -> None:
     async with backend.make() as old_worker, backend.make() as new_worker:
         await old_worker.upsert_session(U, A, S)
-        assert await old_worker.fence_session(U, A, S, 1) == 1
+        assert (await old_worker.fence_session(U, A, S, 1)).version == 1  # type: ignore[union-attr]
         stale = (await old_worker.get_session(U, A, S)).state  # type: ignore[union-attr]
         stale.add_message(UserMsg("user", "first"))
         assert await old_worker.update_session_state(U, A, S, stale, fence=1) == 2
         # The lease expires; another worker takes it over (token 2) and fences the session.
-        assert await new_worker.fence_session(U, A, S, 2) == 2
+        assert (await new_worker.fence_session(U, A, S, 2)).version == 2  # type: ignore[union-attr]
         before = await backend.raw()
         stale.add_message(UserMsg("user", "written by the stale worker"))
         with pytest.raises(LeaseLostError, match=r"token 2.*token 1"):
@@ -78,7 +78,7 @@ async def test_a_file_from_before_fencing_gets_the_column(tmp_path) -> None:  # 
     async with SQLiteStorage(path) as storage:
         record = await storage.get_session(U, A, S)
         assert record is not None
-        assert await storage.fence_session(U, A, S, 7) == 1
+        assert (await storage.fence_session(U, A, S, 7)).version == 1  # type: ignore[union-attr]
         with pytest.raises(LeaseLostError):
             await storage.update_session_state(U, A, S, record.state, fence=6)
     del state

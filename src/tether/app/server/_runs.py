@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
+from collections import OrderedDict
 from contextlib import suppress
 from dataclasses import dataclass, field
 
@@ -101,6 +102,8 @@ class Runs:
         lease_ttl: Seconds a lease lives without renewal (a dead worker's lease expires
             after this; renewed every `lease_ttl / 3` or 2 s, whichever is shorter; an
             interrupt asked on another worker lands at the next renewal).
+        keep_sessions: States of recent sessions kept in memory between their replies
+            (a kept state is used only while it is still the stored version; 0: none).
     """
 
     def __init__(
@@ -110,12 +113,15 @@ class Runs:
         events: EventLogBase,
         *,
         lease_ttl: float = 15.0,
+        keep_sessions: int = 256,
     ) -> None:
         self.agents = agents
         self.storage = storage
         self.events = events
         self.lease_ttl = lease_ttl
+        self.keep_sessions = keep_sessions
         self._runs: dict[LogKey, _Run] = {}
+        self._kept: OrderedDict[LogKey, tuple[tuple[str, str, str], AgentState]] = OrderedDict()
         self._tasks: set[asyncio.Task[None]] = set()
         self.accepting = True
 
@@ -142,15 +148,8 @@ class Runs:
         lease = await self._acquire(ref.key, interrupt=if_busy)
         try:
             self._check_open()
-            # Fence first: from here on, a worker whose lease expired cannot write the state.
-            version = await self.storage.fence_session(*ref.ids, lease.token)
-            record = None if version is None else await self.storage.get_session(*ref.ids)
-            if record is None:
-                raise SessionNotFoundError(
-                    f"session {ref.session_id!r} does not exist; create it with `POST /v1/sessions`"
-                )
             agent = copy.copy(self.agent(ref.agent_id))
-            agent.state = record.state
+            agent.state = await self._load(ref, lease)
         except BaseException:
             await self.events.release(lease, mark_end=False)
             raise
@@ -161,6 +160,36 @@ class Runs:
         task.add_done_callback(self._tasks.discard)
         await asyncio.shield(run.started)
         return lease
+
+    async def _load(self, ref: SessionRef, lease: Lease) -> AgentState:
+        """Fence the session with the lease, then its state: kept here if still current.
+
+        Fenced first: from then on a worker whose lease expired cannot write the state.
+        A state this worker kept from its last run on the session is used only if the
+        stored version is the one it saved, and the object did not change since.
+        """
+        stamp = await self.storage.fence_session(*ref.ids, lease.token)
+        kept = self._kept.pop(ref.key, None)
+        if stamp is not None and kept is not None:
+            ids, state = kept
+            if ids == ref.ids and self.storage.saved_as(state, *ids) == stamp:
+                return state
+        record = None if stamp is None else await self.storage.get_session(*ref.ids)
+        if record is None:
+            raise SessionNotFoundError(
+                f"session {ref.session_id!r} does not exist; create it with `POST /v1/sessions`"
+            )
+        return record.state
+
+    def _keep(self, run: _Run) -> None:
+        """Keep the state of a run that ended cleanly, for the session's next run here."""
+        state = run.agent.state
+        if self.storage.saved_as(state, *run.ref.ids) is None:
+            return
+        self._kept[run.ref.key] = (run.ref.ids, state)
+        self._kept.move_to_end(run.ref.key)
+        while len(self._kept) > self.keep_sessions:
+            self._kept.popitem(last=False)
 
     def _check_open(self) -> None:
         if not self.accepting:
@@ -201,6 +230,7 @@ class Runs:
         heart = asyncio.create_task(self._heartbeat(run))
         try:
             await self._drive(run)
+            self._keep(run)
         except LeaseLostError:
             log.warning("session %s: lease taken over; this run stopped", run.ref.session_id)
         except Exception as exc:  # a provider error, a storage error: end with an error event

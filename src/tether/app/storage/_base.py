@@ -14,6 +14,8 @@ from tether._ids import new_id
 from tether.app.storage._codec import (
     StateTracker,
     decode_state,
+    dump_head,
+    dump_message,
     encode_bodies,
     encode_head,
     encode_metadata,
@@ -25,6 +27,7 @@ from tether.app.storage._record import (
     SessionKey,
     SessionRecord,
     SessionUpsert,
+    SessionVersion,
     StoredSession,
     check_id,
 )
@@ -228,13 +231,13 @@ class StorageBase(ABC):
 
     async def fence_session(
         self, user_id: str, agent_id: str, session_id: str, token: int
-    ) -> int | None:
+    ) -> SessionVersion | None:
         """Fence the session at `token` and return its stored version (None if missing).
 
         From then on a write fenced with a smaller token is refused: a worker that takes
         over a session's lease calls this before it loads the state, so the worker whose
         lease expired can no longer write it. The returned version lets a caller tell
-        whether a state it holds is still the stored one, without loading it.
+        whether a state it holds is still the stored one (`saved_as`), without loading it.
 
         Raises:
             LeaseLostError: the session was already fenced with a larger token.
@@ -243,6 +246,26 @@ class StorageBase(ABC):
         _check_fence(token)
         async with self._using():
             return await self._fence(key, token)
+
+    def saved_as(
+        self, state: AgentState, user_id: str, agent_id: str, session_id: str
+    ) -> SessionVersion | None:
+        """The version this storage last loaded or saved this very `state` object as.
+
+        None if it never did, or if the object visibly changed since (its head, its
+        message count or its last message differ from what was stored): a caller that
+        keeps states in memory between requests serves one only while this, and the
+        stored version (`fence_session`), say it is the stored state.
+        """
+        key = SessionKey.of(user_id, agent_id, session_id)
+        loaded = self._tracker.get(state, key)
+        if loaded is None or loaded.head is None or len(loaded.bodies) != len(state.context):
+            return None
+        if dump_head(state) != loaded.head:
+            return None
+        if state.context and dump_message(state.context[-1]) != loaded.bodies[-1]:
+            return None
+        return SessionVersion(loaded.version, loaded.created_at)
 
     async def _save(
         self, key: SessionKey, state: AgentState, expected: int | None, fence: int | None
@@ -280,7 +303,7 @@ class StorageBase(ABC):
                     raise
                 loaded = None  # last writer wins: re-read the stored version and retry
                 continue
-            self._tracker.remember(state, key, new_version, plan.bodies, created_at)
+            self._tracker.remember(state, key, new_version, plan.bodies, created_at, head)
             return new_version
         raise SessionConflictError(
             f"session {key} kept changing while saving it ({_UNTRACKED_RETRIES} attempts); "
@@ -333,7 +356,9 @@ class StorageBase(ABC):
         return stored.version, stored.bodies, stored.created_at
 
     def _remember(self, state: AgentState, key: SessionKey, stored: StoredSession) -> None:
-        self._tracker.remember(state, key, stored.version, stored.bodies, stored.created_at)
+        self._tracker.remember(
+            state, key, stored.version, stored.bodies, stored.created_at, stored.head
+        )
 
     def _where(self, key: SessionKey) -> str:
         """Where the session lives, for error messages (a backend names its key or row)."""
@@ -362,7 +387,7 @@ class StorageBase(ABC):
         `recreated(key)` otherwise, having written nothing.
         """
 
-    async def _fence(self, key: SessionKey, token: int) -> int | None:
+    async def _fence(self, key: SessionKey, token: int) -> SessionVersion | None:
         """Raise the session's fence to `token` atomically; return its version (None: missing).
 
         Raise `fenced(key, token, stored)` if its fence is larger. A backend that keeps no

@@ -17,6 +17,7 @@ __all__ = [
     "SessionKey",
     "SessionRecord",
     "SessionUpsert",
+    "SessionVersion",
     "StoredSession",
 ]
 
@@ -103,6 +104,18 @@ def check_id(name: str, value: object) -> None:
             f"{name} must be valid Unicode text, got {value!r} with a lone surrogate at "
             f"position {exc.start}; decode ids from bytes with `errors='strict'`"
         ) from None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionVersion:
+    """Which stored version a session is at: its number and the session's creation time.
+
+    Both are needed to tell one version from another: a session deleted and created again
+    counts its versions anew.
+    """
+
+    version: int
+    created_at: datetime
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ from tether.app.storage._record import (
     SessionInfo,
     SessionKey,
     SessionUpsert,
+    SessionVersion,
     StoredSession,
 )
 from tether.app.storage._redis_lua import APPLY, DELETE, FENCE, FETCH, PRUNE, UPSERT
@@ -259,7 +260,7 @@ class RedisStorage(StorageBase):
             )
         return code
 
-    async def _fence(self, key: SessionKey, token: int) -> int | None:
+    async def _fence(self, key: SessionKey, token: int) -> SessionVersion | None:
         head = self.keys_of(key)[0]
         reply = await self._call(key, lambda: self._fence_script(keys=[head], args=[token]))
         code = int(reply[0])
@@ -267,7 +268,7 @@ class RedisStorage(StorageBase):
             return None
         if code == -5:
             raise fenced(key, token, int(reply[1]))
-        return code
+        return SessionVersion(code, parse_time(key, self._where(key), reply[1] or b""))
 
     async def _remove(self, key: SessionKey) -> bool:
         keys = self.keys_of(key)

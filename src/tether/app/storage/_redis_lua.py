@@ -109,14 +109,15 @@ return {version}
 """
 )
 
-# KEYS: head; ARGV: token. Returns {version}, {-1} missing, {-5, fence} already fenced higher.
+# KEYS: head; ARGV: token. Returns {version, created_at}, {-1} missing, {-5, fence} already
+# fenced with a larger token.
 FENCE = """
-local cur = redis.call('HMGET', KEYS[1], 'version', 'fence')
+local cur = redis.call('HMGET', KEYS[1], 'version', 'fence', 'created_at')
 if not cur[1] then return {-1} end
 local fence = tonumber(cur[2] or '0')
 if fence > tonumber(ARGV[1]) then return {-5, fence} end
 redis.call('HSET', KEYS[1], 'fence', ARGV[1])
-return {tonumber(cur[1])}
+return {tonumber(cur[1]), cur[3]}
 """
 
 # KEYS: head, msgs, index

@@ -19,6 +19,7 @@ from tether.app.storage._record import (
     SessionInfo,
     SessionKey,
     SessionUpsert,
+    SessionVersion,
     StoredSession,
 )
 from tether.errors import ConfigError, SessionCorruptedError, StorageUnavailableError
@@ -264,8 +265,12 @@ class SQLiteStorage(StorageBase):
     async def _apply(self, key: SessionKey, delta: SessionDelta) -> int:
         return await self._transaction(partial(_apply_in, key=key, delta=delta), write=True)
 
-    async def _fence(self, key: SessionKey, token: int) -> int | None:
-        return await self._transaction(partial(_fence_in, key=key, token=token), write=True)
+    async def _fence(self, key: SessionKey, token: int) -> SessionVersion | None:
+        row = await self._transaction(partial(_fence_in, key=key, token=token), write=True)
+        if row is None:
+            return None
+        where = self._where(key)
+        return SessionVersion(_count(key, where, "version", row[0]), parse_time(key, where, row[1]))
 
     async def _remove(self, key: SessionKey) -> bool:
         return await self._transaction(partial(_remove_in, key=key), write=True)
@@ -327,14 +332,15 @@ def _apply_in(db: sqlite3.Connection, key: SessionKey, delta: SessionDelta) -> i
     return int(version)
 
 
-def _fence_in(db: sqlite3.Connection, key: SessionKey, token: int) -> int | None:
+def _fence_in(db: sqlite3.Connection, key: SessionKey, token: int) -> tuple[Any, Any] | None:
     row = _one(
         db,
-        f"UPDATE tether_sessions SET fence = ? WHERE {_BY_KEY} AND fence <= ? RETURNING version",
+        f"UPDATE tether_sessions SET fence = ? WHERE {_BY_KEY} AND fence <= ?"
+        " RETURNING version, CAST(created_at AS BLOB)",
         (token, *_ids(key), token),
     )
     if row is not None:
-        return int(row[0])
+        return (row[0], row[1])
     current = _one(db, f"SELECT fence FROM tether_sessions WHERE {_BY_KEY}", key)
     if current is None:
         return None
