@@ -7,6 +7,7 @@ reply id, interrupt flag; expires), `log` (a stream whose entry ids are `<seq>-1
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -57,7 +58,7 @@ _RENEW = (
     + _WRITE
     + """
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
-return redis.call('HGET', KEYS[2], 'interrupt')
+return {redis.call('HGET', KEYS[2], 'interrupt'), seq}
 """
 )
 _APPEND = _CHECK + _WRITE + "return seq"
@@ -107,6 +108,9 @@ class RedisEventLog(EventLogBase):
         self._client: Redis = aioredis.Redis(connection_pool=pool)
         self._errors = (aioredis.ConnectionError, aioredis.TimeoutError)
         self._response_error = aioredis.ResponseError
+        self._signals: dict[LogKey, asyncio.Event] = {}
+        self._last: dict[LogKey, int] = {}  # last seq this process wrote, per session
+        self._held: dict[LogKey, int] = {}  # leases this process holds: key -> token
         self._scripts = {
             name: self._client.register_script(src)
             for name, src in (
@@ -184,24 +188,46 @@ class RedisEventLog(EventLogBase):
         got = await self._call("acquire", self.keys(key), _ms(ttl))
         if int(got[0]) == 0:
             raise busy(str(got[1]))
-        return Lease(key=key, token=int(got[1]), start_seq=int(got[2]))
+        lease = Lease(key=key, token=int(got[1]), start_seq=int(got[2]))
+        self._held[key] = lease.token
+        return lease
+
+    def _signal(self, key: LogKey, seq: int | None) -> None:
+        """Wake this process's followers of the session (they need no blocking read)."""
+        if seq is not None:
+            self._last[key] = max(seq, self._last.get(key, 0))
+        event = self._signals.pop(key, None)
+        if event is not None:
+            event.set()
 
     async def renew(self, lease: Lease, ttl: float, items: Sequence[LogItem] = ()) -> bool:
         """Append `items`, extend the lease; whether an interrupt was asked for."""
         keys = self.keys(lease.key)
-        flag = await self._call("renew", keys, lease.token, _ms(ttl), *_flat(items))
-        return str(flag) == "1"
+        got = await self._call("renew", keys, lease.token, _ms(ttl), *_flat(items))
+        if items:
+            self._signal(lease.key, int(got[1]))
+        return str(got[0]) == "1"
 
     async def append(self, lease: Lease, items: Sequence[LogItem]) -> int:
         """Append events if the lease is still ours."""
-        return int(await self._call("append", self.keys(lease.key), lease.token, "", *_flat(items)))
+        seq = int(await self._call("append", self.keys(lease.key), lease.token, "", *_flat(items)))
+        self._signal(lease.key, seq)
+        return seq
 
     async def release(
         self, lease: Lease, items: Sequence[LogItem] = (), *, mark_end: bool = True
     ) -> None:
         """Log `items` and the end marker, give the lease back."""
         end = [LogItem("", "", str(lease.token))] if mark_end else []
-        await self._call("release", self.keys(lease.key), lease.token, "", *_flat([*items, *end]))
+        try:
+            await self._call(
+                "release", self.keys(lease.key), lease.token, "", *_flat([*items, *end])
+            )
+        finally:
+            if self._held.get(lease.key) == lease.token:
+                del self._held[lease.key]
+            self._last.pop(lease.key, None)
+            self._signal(lease.key, None)  # followers here read the tail from Redis
 
     async def active(self, key: LogKey) -> ActiveRun | None:
         """The run holding the lease, if any (an expired lease is gone)."""
@@ -242,7 +268,20 @@ class RedisEventLog(EventLogBase):
         return int(value or 0)
 
     async def wait(self, key: LogKey, after: int, seconds: float) -> bool:
-        """Block on the stream until an entry above `after` arrives (or the timeout)."""
+        """Wait until an entry above `after` may exist (or the timeout).
+
+        While this process holds the session's lease, only it appends: its followers wait
+        on its own signal. Otherwise they block on the stream in Redis.
+        """
+        if key in self._held:
+            signal = self._signals.setdefault(key, asyncio.Event())
+            if self._last.get(key, 0) > after:
+                return True
+            try:
+                await asyncio.wait_for(signal.wait(), min(seconds, self.block))
+                return True
+            except TimeoutError:
+                return False
         ms = max(1, int(min(seconds, self.block) * 1000))
         try:
             got = await self._client.xread({self.keys(key)[2]: f"{after}-1"}, count=1, block=ms)
