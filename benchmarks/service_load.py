@@ -19,7 +19,9 @@ service, less than the in-process reply alone costs on most machines. Past its c
 worker queues, and the added latency is the queue, which grows with the client count.
 The extra row (`--light-clients`, default 10, 0 to skip) runs one worker at a load it can
 carry, where the added latency is the service's own cost per reply, not the queue. The
-printed capacity is 1000 / (CPU ms per reply): the replies/s one worker could serve at most.
+printed capacity is 1000 / (CPU ms per reply): the replies/s one worker could serve at most;
+"server cores" and "client cores" say who was busy (the clients run in this one process:
+when it nears one core, the clients, not the service, set the pace).
 Each error is printed with what the client saw (status, the error event, the exception).
 """
 
@@ -88,9 +90,23 @@ def _start(port: int, storage: str, prefix: str) -> subprocess.Popen[bytes]:
     cmd += ["serve", "--agents", "service_load:agents", "--storage", storage, "--port", str(port)]
     cmd += ["--redis-prefix", prefix]
     env = {k: v for k, v in os.environ.items() if k != "TETHER_API_KEYS"}
-    return subprocess.Popen(
-        cmd, cwd=HERE, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
+    log = tempfile.NamedTemporaryFile(prefix="service-load-", suffix=".log", delete=False)
+    _LOGS.append(Path(log.name))
+    return subprocess.Popen(cmd, cwd=HERE, env=env, stdout=subprocess.DEVNULL, stderr=log)
+
+
+_LOGS: list[Path] = []
+
+
+def _server_errors() -> list[str]:
+    """The lines of the workers' logs that report a failure (then the logs are removed)."""
+    lines = []
+    for path in _LOGS:
+        text = path.read_text(errors="replace")
+        lines += [line for line in text.splitlines() if "Error" in line or "Traceback" in line]
+        path.unlink(missing_ok=True)
+    _LOGS.clear()
+    return lines
 
 
 async def _ready(url: str) -> None:
@@ -115,7 +131,9 @@ async def _client(c: Any, sid: str, stop: float, added: list[float], errors: lis
         try:
             ended = await asyncio.wait_for(_reply(c, sid, body, errors), 30)
         except Exception as exc:  # counted, not raised: the run goes on
-            errors.append(f"session {sid}: {type(exc).__name__}: {exc}")
+            cause = exc.__cause__ or exc.__context__
+            why = f" (from {type(cause).__name__}: {cause})" if cause is not None else ""
+            errors.append(f"session {sid}: {type(exc).__name__}: {exc}{why}")
             continue
         if ended:
             added.append(time.perf_counter() - began - 2 * MODEL_SECONDS)
@@ -162,12 +180,14 @@ async def _load(urls: list[str], pids: list[int], clients: int, seconds: float) 
         added: list[float] = []
         errors: list[str] = []
         cpu0 = sum(_cpu(p) for p in pids)
+        mine0 = time.process_time()
         t0 = time.monotonic()
         await asyncio.gather(
             *(_client(mine[i], sids[i], t0 + seconds, added, errors) for i in range(clients))
         )
         elapsed = time.monotonic() - t0
         cpu = sum(_cpu(p) for p in pids) - cpu0
+        client_cpu = time.process_time() - mine0
     finally:
         for pool in pools:
             await pool.aclose()
@@ -179,7 +199,10 @@ async def _load(urls: list[str], pids: list[int], clients: int, seconds: float) 
         "p99": ms[int(len(ms) * 0.99) - 1] if ms else float("nan"),
         "errors": len(errors),
         "cpu_ms": 1000 * cpu / max(1, len(ms)),
+        "server_busy": cpu / elapsed,  # cores the workers used
+        "client_busy": client_cpu / elapsed,  # cores this (one-process) client used
         "seen": errors[:5],  # what the failing clients saw
+        "pids": pids,
     }
 
 
@@ -259,18 +282,21 @@ async def main(clients: int, seconds: float, light: int) -> int:
     print(f"in-process Agent.reply CPU: {base:.2f} ms/reply")
     print(
         "| setup | replies | replies/s | p50 added ms | p99 added ms | errors | CPU ms/reply |"
-        " CPU vs in-process | capacity replies/s/worker |"
+        " CPU vs in-process | capacity replies/s/worker | server cores | client cores |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name, r in rows:
         print(
             f"| {name} | {r['replies']:.0f} | {r['rps']:.1f} | {r['p50']:.1f} | {r['p99']:.1f} | "
             f"{r['errors']:.0f} | {r['cpu_ms']:.2f} | {r['cpu_ms'] / base:.1f}x | "
-            f"{1000 / r['cpu_ms']:.0f} |"
+            f"{1000 / r['cpu_ms']:.0f} | {r['server_busy']:.2f} | "
+            f"{r['client_busy']:.2f} |"
         )
     for name, r in rows:
         for seen in r["seen"]:
             print(f"error ({name}): {seen}")
+    for line in _server_errors()[:10]:
+        print(f"server log: {line}")
     print(
         f"200 closed-loop clients x 100 ms model time: p99 added <= 25 ms needs >= "
         f"{clients / (2 * MODEL_SECONDS + 0.025):,.0f} replies/s, i.e. <= "
