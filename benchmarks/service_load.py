@@ -103,7 +103,11 @@ def _server_errors() -> list[str]:
     lines = []
     for path in _LOGS:
         text = path.read_text(errors="replace")
-        lines += [line for line in text.splitlines() if "Error" in line or "Traceback" in line]
+        lines += [
+            line
+            for line in text.splitlines()
+            if any(word in line for word in ("Error", "Traceback", "WARNING", "ERROR"))
+        ]
         path.unlink(missing_ok=True)
     _LOGS.clear()
     return lines
@@ -139,23 +143,36 @@ async def _client(c: Any, sid: str, stop: float, added: list[float], errors: lis
             added.append(time.perf_counter() - began - 2 * MODEL_SECONDS)
 
 
+class ClientError(Exception):
+    """A transport error of one client, saying when it came (a reused connection, or mid-stream)."""
+
+
 async def _reply(c: Any, sid: str, body: dict[str, Any], errors: list[str]) -> bool:
     headers = {"accept": "text/event-stream"}
-    async with c.stream("POST", f"/v1/sessions/{sid}/replies", json=body, headers=headers) as r:
-        if r.status_code != 200:
-            text = (await r.aread()).decode(errors="replace")
-            errors.append(f"session {sid}: status {r.status_code}: {text[:300]}")
-            return False
-        ended, event = False, ""
-        async for line in r.aiter_lines():
-            if line.startswith("event: "):
-                event = line.removeprefix("event: ")
-                ended = ended or event == "reply_end"
-            elif line.startswith("data: ") and event == "error":
-                errors.append(f"session {sid}: error event: {line.removeprefix('data: ')[:300]}")
-        if not ended:
-            errors.append(f"session {sid}: the stream ended without reply_end")
-            return False
+    phase = "before any response"
+    try:
+        async with c.stream("POST", f"/v1/sessions/{sid}/replies", json=body, headers=headers) as r:
+            phase = f"after the response began (status {r.status_code})"
+            if r.status_code != 200:
+                text = (await r.aread()).decode(errors="replace")
+                errors.append(f"session {sid}: status {r.status_code}: {text[:300]}")
+                return False
+            ended, event = False, ""
+            async for line in r.aiter_lines():
+                if line.startswith("event: "):
+                    event = line.removeprefix("event: ")
+                    ended = ended or event == "reply_end"
+                elif line.startswith("data: ") and event == "error":
+                    errors.append(
+                        f"session {sid}: error event: {line.removeprefix('data: ')[:300]}"
+                    )
+            if not ended:
+                errors.append(f"session {sid}: the stream ended without reply_end")
+                return False
+    except Exception as exc:
+        if isinstance(exc, ClientError):
+            raise
+        raise ClientError(f"{phase}: {type(exc).__name__}: {exc!r}") from exc
     return True
 
 
