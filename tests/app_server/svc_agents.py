@@ -2,7 +2,7 @@
 
 The model plays a plan written in the user message as JSON: a list of rounds, each a list
 of `[tool, arguments]` calls, a final text, or `"!error"` (the provider fails). Any other
-message gets `echo: <text>`. Tools record every run in `$TETHER_TEST_DIR/runs.log`;
+message gets `echo: <text>` (and reports 10 input, 5 output tokens). Tools record every run in `$TETHER_TEST_DIR/runs.log`;
 `gate` waits until the file `$TETHER_TEST_DIR/<name>` exists.
 """
 
@@ -17,8 +17,15 @@ from pathlib import Path
 
 from tether.agent import Agent
 from tether.errors import ModelResponseError
-from tether.message import ToolCallBlock
-from tether.model import ChatModelBase, ChatRequest, ModelDelta, TextDelta, ToolCallDelta
+from tether.message import ChatUsage, ToolCallBlock
+from tether.model import (
+    ChatModelBase,
+    ChatRequest,
+    ModelDelta,
+    TextDelta,
+    ToolCallDelta,
+    UsageDelta,
+)
 from tether.tool import Toolkit, tool
 
 
@@ -53,6 +60,7 @@ class PlanModel(ChatModelBase):
         if not isinstance(plan, list):
             for word in f"echo: {text}".split(" "):
                 yield TextDelta(text=word + " ")
+            yield UsageDelta(usage=ChatUsage(input_tokens=10, output_tokens=5))
             return
         index, seen = 0, 0
         while index < len(plan) and isinstance(plan[index], list) and seen < done:

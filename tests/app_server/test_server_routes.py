@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from svc_helpers import SSE, new_session, plan, sse, stream_reply, user
 
 from tether.event import event_adapter
+from tether.model import ModelPrice, reset_prices, set_price
 
 
 def test_agents_health_and_openapi(live):
@@ -75,6 +77,28 @@ def test_json_reply_and_messages(live):
         assert [m["role"] for m in older["messages"]] == ["user", "assistant"] * 2 + ["user"]
         assert older["next_before"] is None
         assert c.get(f"/v1/sessions/{sid}").json()["version"] > 4  # saved at every save point
+
+
+@pytest.fixture
+def priced_plan_model():
+    set_price("plan", ModelPrice(input=2.0, output=10.0))
+    yield
+    reset_prices()
+
+
+def test_session_json_shows_token_totals_and_cost(live, priced_plan_model):
+    with live.client() as c:
+        sid = new_session(c)
+        fresh = c.get(f"/v1/sessions/{sid}").json()["usage"]
+        assert (fresh["input_tokens"], fresh["output_tokens"], fresh["cost"]) == (0, 0, None)
+        for text in ("one", "two"):
+            assert c.post(f"/v1/sessions/{sid}/replies", json=user(text)).status_code == 200
+        usage = c.get(f"/v1/sessions/{sid}").json()["usage"]
+        assert (usage["input_tokens"], usage["output_tokens"]) == (20, 10)
+        # 2 calls x (10 input x $2 + 5 output x $10) per million tokens
+        assert usage["cost"] == pytest.approx(2 * (10 * 2.0 + 5 * 10.0) / 1e6)
+        schema = c.get("/openapi.json").json()["components"]["schemas"]["SessionView"]
+        assert "usage" in schema["required"]
 
 
 def test_sse_reply_frames_are_the_library_events(live):

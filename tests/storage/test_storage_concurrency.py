@@ -8,7 +8,8 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
-from collections.abc import Awaitable, Coroutine
+import threading
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -32,51 +33,6 @@ def snapshot(state: AgentState) -> AgentState:
     return AgentState.model_validate(state.model_dump(mode="json"))
 
 
-class CancelAt:
-    """An aiosqlite connection that cancels its caller at chosen await points.
-
-    The statement is queued first, as with a real cancellation: it still runs.
-    """
-
-    def __init__(self, db: Any, at: set[int]) -> None:
-        self.db, self.at, self.count = db, at, 0
-        self.target: asyncio.Task[Any] | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.db, name)
-
-    async def step(self, coro: Coroutine[Any, Any, T]) -> T:
-        self.count += 1
-        if self.count in self.at:
-            assert self.target is not None
-            self.target.cancel()  # the caller's task, even while it waits for a clean-up
-        return await coro
-
-    async def execute(self, *args: Any) -> Any:
-        return _Cursor(self, await self.step(self.db.execute(*args)))
-
-    async def executemany(self, *args: Any) -> Any:
-        return await self.step(self.db.executemany(*args))
-
-
-class _Cursor:
-    def __init__(self, owner: CancelAt, cursor: Any) -> None:
-        self.owner, self.cursor = owner, cursor
-
-    @property
-    def lastrowid(self) -> Any:
-        return self.cursor.lastrowid
-
-    async def fetchone(self) -> Any:
-        return await self.owner.step(self.cursor.fetchone())
-
-    async def fetchall(self) -> Any:
-        return await self.owner.step(self.cursor.fetchall())
-
-    async def close(self) -> None:
-        await self.owner.step(self.cursor.close())
-
-
 def _nobody_holds_the_write_lock(path: str) -> None:
     db = sqlite3.connect(path, isolation_level=None, timeout=1.0)
     try:
@@ -87,52 +43,79 @@ def _nobody_holds_the_write_lock(path: str) -> None:
 
 
 @pytest.mark.parametrize("double", [False, True], ids=["cancel", "cancel-twice"])
+@pytest.mark.parametrize("when", ["waiting-for-the-lock", "queued"])
 @pytest.mark.parametrize("op", ["update", "upsert", "delete"])
-async def test_sqlite_cancelled_at_every_await_is_old_or_new(
-    tmp_path: Path, op: str, double: bool
+async def test_sqlite_cancelled_write_is_old_or_new(
+    tmp_path: Path, op: str, when: str, double: bool
 ) -> None:
-    """Cancel the k-th await of a write (and, twice, the clean-up after it) for every k."""
+    """Cancel a write that waits on the storage's thread for another process's lock.
+
+    A write runs on the event loop unless the file is locked; then its whole transaction
+    runs on the thread, and a cancelled caller leaves it to commit or roll back there,
+    before the next call starts.
+    """
     path = sqlite_path(tmp_path)
-    k = 0
-    while True:
-        k += 1
-        sid = f"s{k}"
-        async with SQLiteStorage(path) as storage:
-            state = (await storage.upsert_session(U, A, sid, state=rich_state(3))).state
-            old = snapshot(state)
-            state.add_message(UserMsg("user", "new"))
-            state.summary = "new summary"
-            new = snapshot(state)
-            real = storage._db
-            proxy = CancelAt(real, {k, k + 1} if double else {k})
-            storage._db = proxy  # type: ignore[assignment]
-            if op == "update":
-                write: Awaitable[Any] = storage.update_session_state(U, A, sid, state)
-            elif op == "upsert":
-                write = storage.upsert_session(U, A, sid, state=state)
-            else:
-                write = storage.delete_session(U, A, sid)
-            task = proxy.target = asyncio.ensure_future(write)
-            try:
-                await task
-                finished = True
-            except asyncio.CancelledError:
-                finished = False
-            storage._db = real
-            assert real is not None
-            await real.execute("SELECT 1")  # the statements queued before the cancel ran
-            _nobody_holds_the_write_lock(path)
-            async with SQLiteStorage(path) as other:
-                record = await other.get_session(U, A, sid)
-            if op == "delete":
-                assert record is None or record.state == old, k
-            else:
-                assert record is not None and record.state in (old, new), k
-            assert await storage.get_session(U, A, sid) == record  # still usable
-            await storage.upsert_session(U, A, f"after-{k}")
-        if finished and proxy.count < k:
-            break
-    assert k > 4  # every await point of the write was hit
+    async with SQLiteStorage(path, busy_timeout=30) as storage:
+        state = (await storage.upsert_session(U, A, S, state=rich_state(3))).state
+        old = snapshot(state)
+        state.add_message(UserMsg("user", "new"))
+        state.summary = "new summary"
+        new = snapshot(state)
+        pool = storage._pool
+        assert pool is not None
+        gate = threading.Event()
+        if when == "queued":  # the thread is busy: the write waits in its queue
+            pool.submit(gate.wait, 10)
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+        if op == "update":
+            write: Awaitable[Any] = storage.update_session_state(U, A, S, state)
+        elif op == "upsert":
+            write = storage.upsert_session(U, A, S, state=state)
+        else:
+            write = storage.delete_session(U, A, S)
+        task = asyncio.ensure_future(write)
+        for _ in range(3):
+            await asyncio.sleep(0)  # the write tried here, found the lock, went to the thread
+        assert not task.done()
+        task.cancel()
+        if double:
+            await asyncio.sleep(0)
+            task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        other.execute("ROLLBACK")
+        other.close()
+        gate.set()
+        await asyncio.wrap_future(pool.submit(lambda: None))  # the thread is done with it
+        _nobody_holds_the_write_lock(path)
+        async with SQLiteStorage(path) as reader:
+            record = await reader.get_session(U, A, S)
+        if op == "delete":
+            assert record is None or record.state == old
+        else:
+            assert record is not None and record.state in (old, new)
+        assert await storage.get_session(U, A, S) == record  # still usable
+        await storage.upsert_session(U, A, "after")
+
+
+async def test_sqlite_write_waits_for_another_process_lock(tmp_path: Path) -> None:
+    """A write that finds the file locked waits for it (on the thread), then lands."""
+    path = sqlite_path(tmp_path)
+    async with SQLiteStorage(path, busy_timeout=30) as storage:
+        state = (await storage.upsert_session(U, A, S)).state
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        state.add_message(UserMsg("user", "after the lock"))
+        task = asyncio.ensure_future(storage.update_session_state(U, A, S, state))
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert not task.done()  # waiting, and the loop is free meanwhile
+        other.execute("ROLLBACK")
+        other.close()
+        assert await task == 2
+        record = await storage.get_session(U, A, S)
+        assert record is not None and record.state == state
 
 
 @pytest.mark.parametrize("when", ["before-sending", "after-the-reply"])

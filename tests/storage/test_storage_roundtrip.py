@@ -11,6 +11,7 @@ from storage_helpers import REDIS_HOST, REDIS_PORT, Backend, RedisServer, redis_
 
 from tether.agent import Agent
 from tether.app.storage import RedisStorage
+from tether.app.storage._sqlite import THREAD_NAME
 from tether.event import ConfirmResult, RequireUserConfirmEvent, UserConfirmResultEvent
 from tether.message import (
     AssistantMsg,
@@ -130,17 +131,17 @@ async def test_a_paused_reply_continues_in_another_worker(backend: Backend) -> N
     third.assert_complete()
 
 
-def aiosqlite_threads() -> set[threading.Thread]:
-    return {t for t in threading.enumerate() if "_connection_worker_thread" in t.name}
+def sqlite_threads() -> set[threading.Thread]:
+    return {t for t in threading.enumerate() if t.name.startswith(THREAD_NAME)}
 
 
 async def test_close_leaves_no_thread_and_no_task(backend: Backend) -> None:
-    before = aiosqlite_threads()
+    before = sqlite_threads()
     tasks = asyncio.all_tasks()
     storage = backend.make()
     async with storage:
         await asyncio.gather(*(storage.upsert_session(U, A, f"s{i}") for i in range(20)))
-        started = aiosqlite_threads() - before
+        started = sqlite_threads() - before
         assert len(started) == (backend.name == "sqlite")
     for thread in started:  # it stops once close() returns; wait for it, don't guess
         await asyncio.to_thread(thread.join, 10)

@@ -11,6 +11,7 @@ from typing import Any
 __all__ = ["add_serve_parser", "app_from_env"]
 
 _ENV = "TETHER_SERVE_CONFIG"
+_KEEP_ALIVE = 75  # seconds an idle keep-alive connection stays open
 _DEFAULT_STORAGE = "sqlite:///./.tether/sessions.db"
 
 
@@ -93,6 +94,10 @@ def run_serve(args: argparse.Namespace) -> int:
         port=args.port,
         workers=args.workers if args.workers > 1 else None,
         timeout_graceful_shutdown=5,
+        # Longer than clients keep idle connections (httpx 5 s, browsers and load balancers
+        # 60 s): with uvicorn's 5 s, a request sent as the server closed the connection
+        # was reset (the client saw ReadError before any response, under load).
+        timeout_keep_alive=_KEEP_ALIVE,
         log_level="info",
     )
     return 0

@@ -14,7 +14,7 @@ from tether.event import (
     UserConfirmResultEvent,
     UserInterruptEvent,
 )
-from tether.message import Msg, ToolCallBlock
+from tether.message import ChatUsage, Msg, ToolCallBlock
 
 __all__ = [
     "AgentInfo",
@@ -95,6 +95,9 @@ class SessionView(_Body):
     metadata: dict[str, Any]
     permission_mode: str
     """How calls that no rule decides are treated (a `PermissionMode` value)."""
+    usage: ChatUsage
+    """Tokens spent by every model call of the session, and their `cost` in USD (from
+    the price table; `null` when no call had a known price)."""
 
 
 class SessionPatch(_Body):

@@ -94,4 +94,5 @@ def session_view(
         updated_at=record.updated_at,
         metadata=record.metadata,
         permission_mode=state.permission_context.mode.value,
+        usage=state.usage,
     )

@@ -61,8 +61,8 @@ async def post_reply(
         return _stream(service, ref, lease.start_seq, lease.token)
     entries = [
         e
-        async for e in follow(service.runs.events, ref.key, lease.start_seq, token=lease.token)
-        if e is not None
+        async for batch in follow(service.runs.events, ref.key, lease.start_seq, token=lease.token)
+        for e in batch
     ]
     return _result(entries)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
+from collections import OrderedDict
 from contextlib import suppress
 from dataclasses import dataclass, field
 
@@ -101,6 +102,8 @@ class Runs:
         lease_ttl: Seconds a lease lives without renewal (a dead worker's lease expires
             after this; renewed every `lease_ttl / 3` or 2 s, whichever is shorter; an
             interrupt asked on another worker lands at the next renewal).
+        keep_sessions: States of recent sessions kept in memory between their replies
+            (a kept state is used only while it is still the stored version; 0: none).
     """
 
     def __init__(
@@ -110,12 +113,15 @@ class Runs:
         events: EventLogBase,
         *,
         lease_ttl: float = 15.0,
+        keep_sessions: int = 256,
     ) -> None:
         self.agents = agents
         self.storage = storage
         self.events = events
         self.lease_ttl = lease_ttl
+        self.keep_sessions = keep_sessions
         self._runs: dict[LogKey, _Run] = {}
+        self._kept: OrderedDict[LogKey, tuple[tuple[str, str, str], AgentState]] = OrderedDict()
         self._tasks: set[asyncio.Task[None]] = set()
         self.accepting = True
 
@@ -142,13 +148,8 @@ class Runs:
         lease = await self._acquire(ref.key, interrupt=if_busy)
         try:
             self._check_open()
-            record = await self.storage.get_session(*ref.ids)
-            if record is None:
-                raise SessionNotFoundError(
-                    f"session {ref.session_id!r} does not exist; create it with `POST /v1/sessions`"
-                )
             agent = copy.copy(self.agent(ref.agent_id))
-            agent.state = record.state
+            agent.state = await self._load(ref, lease)
         except BaseException:
             await self.events.release(lease, mark_end=False)
             raise
@@ -159,6 +160,36 @@ class Runs:
         task.add_done_callback(self._tasks.discard)
         await asyncio.shield(run.started)
         return lease
+
+    async def _load(self, ref: SessionRef, lease: Lease) -> AgentState:
+        """Fence the session with the lease, then its state: kept here if still current.
+
+        Fenced first: from then on a worker whose lease expired cannot write the state.
+        A state this worker kept from its last run on the session is used only if the
+        stored version is the one it saved, and the object did not change since.
+        """
+        stamp = await self.storage.fence_session(*ref.ids, lease.token)
+        kept = self._kept.pop(ref.key, None)
+        if stamp is not None and kept is not None:
+            ids, state = kept
+            if ids == ref.ids and self.storage.saved_as(state, *ids) == stamp:
+                return state
+        record = None if stamp is None else await self.storage.get_session(*ref.ids)
+        if record is None:
+            raise SessionNotFoundError(
+                f"session {ref.session_id!r} does not exist; create it with `POST /v1/sessions`"
+            )
+        return record.state
+
+    def _keep(self, run: _Run) -> None:
+        """Keep the state of a run that ended cleanly, for the session's next run here."""
+        state = run.agent.state
+        if self.storage.saved_as(state, *run.ref.ids) is None:
+            return
+        self._kept[run.ref.key] = (run.ref.ids, state)
+        self._kept.move_to_end(run.ref.key)
+        while len(self._kept) > self.keep_sessions:
+            self._kept.popitem(last=False)
 
     def _check_open(self) -> None:
         if not self.accepting:
@@ -199,6 +230,7 @@ class Runs:
         heart = asyncio.create_task(self._heartbeat(run))
         try:
             await self._drive(run)
+            self._keep(run)
         except LeaseLostError:
             log.warning("session %s: lease taken over; this run stopped", run.ref.session_id)
         except Exception as exc:  # a provider error, a storage error: end with an error event
@@ -276,22 +308,28 @@ class Runs:
         if run.writer is None or run.writer.done():
             run.writer = asyncio.create_task(self._write(run))
 
-    async def _write(self, run: _Run) -> None:
-        while run.pending and run.lost is None:
-            batch, run.pending = run.pending, []
+    async def _write(self, run: _Run, *, renew: bool = False) -> None:
+        """Append the queued events, renewing the lease in the same step (one round trip)."""
+        while (run.pending or renew) and run.lost is None:
+            batch, run.pending, renew = run.pending, [], False
             try:
-                await self.events.append(run.lease, batch)
+                if await self.events.renew(run.lease, self.lease_ttl, batch):
+                    self._stop(run)  # an interrupt asked on another worker
             except TetherError as exc:  # lease lost or log down: this run cannot go on
                 run.lost = exc
                 if run.pump is not None:
                     run.pump.cancel()
 
-    async def _flush(self, run: _Run) -> None:
-        """Wait until every queued event is appended (or raise why it cannot be)."""
+    async def _flush(self, run: _Run, *, renew: bool = False) -> None:
+        """Wait until every queued event is appended (or raise why it cannot be).
+
+        With `renew`, the lease is renewed (and checked) after that in any case, with the
+        last queued events if there are any.
+        """
         while run.writer is not None and not run.writer.done():
             await asyncio.shield(run.writer)
-        if run.pending and run.lost is None:
-            run.writer = asyncio.create_task(self._write(run))
+        if (run.pending or renew) and run.lost is None:
+            run.writer = asyncio.create_task(self._write(run, renew=renew))
             await run.writer
         if run.lost is not None:
             raise run.lost
@@ -299,20 +337,21 @@ class Runs:
     def _checkpoint(self, run: _Run) -> Checkpoint:
         """The storage's save-point callable, fenced by the lease.
 
-        Before each save: every queued event is appended and the lease is renewed (a
-        worker whose lease was taken over stops here, before its next side effect); a
-        reply asked to stop stops here too, with the state of its last save point. On a
-        worker that is shutting down, the reply stops right after this save.
+        Before each save: every queued event is appended and the lease is renewed, in one
+        step (a worker whose lease was taken over stops here, before its next side
+        effect); the save itself is fenced with the lease's token, so it is refused too if
+        a newer holder fenced the session. A reply asked to stop stops here, with the state
+        of its last save point. On a worker that is shutting down, the reply stops right
+        after this save.
         """
-        save = self.storage.checkpoint(*run.ref.ids)
+        save = self.storage.checkpoint(*run.ref.ids, fence=run.lease.token)
 
         async def checkpoint(state: AgentState) -> None:
             if run.interrupted and not run.ending:
                 raise _Interrupted  # stop here: the state rolls back to the last save
             run.saving = True  # an interrupt waits for the save, so the version stays known
             try:
-                await self._flush(run)
-                await self.events.renew(run.lease, self.lease_ttl)
+                await self._flush(run, renew=True)
                 await save(state)
             finally:
                 run.saving = False
@@ -328,9 +367,10 @@ class Runs:
         """Save the state under the lease (the versioned write refuses a stale state)."""
         if not run.started.done():
             return  # nothing ran
-        await self._flush(run)
-        await self.events.renew(run.lease, self.lease_ttl)
-        await self.storage.update_session_state(*run.ref.ids, run.agent.state)
+        await self._flush(run, renew=True)
+        await self.storage.update_session_state(
+            *run.ref.ids, run.agent.state, fence=run.lease.token
+        )
 
     async def _heartbeat(self, run: _Run) -> None:
         every = min(self.lease_ttl / 3, 2.0)

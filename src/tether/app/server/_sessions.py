@@ -115,7 +115,7 @@ async def patch_session(session_id: str, body: SessionPatch, request: Request) -
         record = await service.load(ref)
         record.state.permission_context.mode = PermissionMode(body.permission_mode)
         await service.runs.storage.update_session_state(
-            *ref.ids, record.state, expected_version=record.version
+            *ref.ids, record.state, expected_version=record.version, fence=lease.token
         )
     finally:
         await events.release(lease, mark_end=False)

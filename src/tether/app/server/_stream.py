@@ -19,24 +19,30 @@ _PING = 15.0  # seconds of silence before a keep-alive comment
 
 async def follow(
     events: EventLogBase, key: LogKey, after: int, *, token: int | None = None
-) -> AsyncIterator[LogEntry | None]:
+) -> AsyncIterator[list[LogEntry]]:
     """Yield the log's events after `after`, then live ones, until the run ends.
 
     With `token`, stop at the end marker of that run; without, stop once caught up with
-    a run that ended (or when none runs). Yields None while waiting (for keep-alives).
+    a run that ended (or when none runs). Events come in the batches the log was read in
+    (so a stream sends them in one write); an empty batch while waiting (for keep-alives).
     """
     cursor, ended, look = after, False, True
     while True:
         entries = await events.read(key, cursor)
+        batch: list[LogEntry] = []
         for entry in entries:
             cursor = entry.seq
             if entry.is_end:
                 if token is not None and entry.data == str(token):
+                    if batch:
+                        yield batch
                     return
                 ended = True
                 continue
             ended = False
-            yield entry
+            batch.append(entry)
+        if batch:
+            yield batch
         if entries:
             continue
         if token is None and ended:
@@ -49,18 +55,21 @@ async def follow(
                 return
             continue
         look = not await events.wait(key, cursor, _WAIT)
-        yield None
+        yield []
 
 
-async def sse_frames(entries: AsyncIterator[LogEntry | None]) -> AsyncIterator[bytes]:
-    """SSE frames: `id:` the sequence number, `event:` the type, `data:` the event JSON."""
+async def sse_frames(batches: AsyncIterator[list[LogEntry]]) -> AsyncIterator[bytes]:
+    """SSE frames: `id:` the sequence number, `event:` the type, `data:` the event JSON.
+
+    The frames of one batch go out as one chunk (one write through the ASGI stack).
+    """
     last = time.monotonic()
-    async for entry in entries:
+    async for batch in batches:
         now = time.monotonic()
-        if entry is None:
+        if not batch:
             if now - last >= _PING:
                 last = now
                 yield b": keep-alive\n\n"
             continue
         last = now
-        yield f"id: {entry.seq}\nevent: {entry.type}\ndata: {entry.data}\n\n".encode()
+        yield "".join(f"id: {e.seq}\nevent: {e.type}\ndata: {e.data}\n\n" for e in batch).encode()

@@ -15,6 +15,7 @@ from tether.app.storage._record import (
     SessionKey,
     SessionRecord,
     SessionUpsert,
+    SessionVersion,
     StoredSession,
 )
 from tether.app.storage._redis import RedisStorage
@@ -39,6 +40,7 @@ __all__ = [
     "SessionKey",
     "SessionRecord",
     "SessionUpsert",
+    "SessionVersion",
     "StorageBase",
     "StoredSession",
 ]

@@ -14,6 +14,8 @@ from tether._ids import new_id
 from tether.app.storage._codec import (
     StateTracker,
     decode_state,
+    dump_head,
+    dump_message,
     encode_bodies,
     encode_head,
     encode_metadata,
@@ -25,10 +27,12 @@ from tether.app.storage._record import (
     SessionKey,
     SessionRecord,
     SessionUpsert,
+    SessionVersion,
     StoredSession,
     check_id,
 )
 from tether.errors import (
+    LeaseLostError,
     SessionConflictError,
     SessionInputError,
     SessionNotFoundError,
@@ -188,8 +192,15 @@ class StorageBase(ABC):
         session_id: str,
         state: AgentState,
         expected_version: int | None = None,
+        *,
+        fence: int | None = None,
     ) -> int:
         """Save `state` as the session's new version and return that version.
+
+        With `fence` (the writer's fencing token, e.g. its lease's), the write is refused
+        if the session was fenced with a larger token since (`fence_session`, or a fenced
+        write), checked in the same atomic step as the version; a fenced write raises the
+        session's fence to its token.
 
         Raises:
             SessionNotFoundError: the session does not exist (a `KeyError`); create it
@@ -199,11 +210,14 @@ class StorageBase(ABC):
                 re-apply, and save again.
             SessionInputError: a bad id, or a state that would not load back (a field
                 assigned a value of the wrong type); nothing was written.
+            LeaseLostError: `fence` is older than the session's fence: a newer holder of
+                the session's lease fenced it; nothing was written.
             StorageUnavailableError: the backend cannot be reached; nothing was written
                 (or, if the connection broke after the write, all of it was).
         """
         key = SessionKey.of(user_id, agent_id, session_id)
         _check_state(state)
+        _check_fence(fence)
         if expected_version is not None and (
             not isinstance(expected_version, int)
             or isinstance(expected_version, bool)
@@ -213,9 +227,49 @@ class StorageBase(ABC):
                 f"expected_version must be a positive int, got {expected_version!r}"
             )
         async with self._using():
-            return await self._save(key, state, expected_version)
+            return await self._save(key, state, expected_version, fence)
 
-    async def _save(self, key: SessionKey, state: AgentState, expected: int | None) -> int:
+    async def fence_session(
+        self, user_id: str, agent_id: str, session_id: str, token: int
+    ) -> SessionVersion | None:
+        """Fence the session at `token` and return its stored version (None if missing).
+
+        From then on a write fenced with a smaller token is refused: a worker that takes
+        over a session's lease calls this before it loads the state, so the worker whose
+        lease expired can no longer write it. The returned version lets a caller tell
+        whether a state it holds is still the stored one (`saved_as`), without loading it.
+
+        Raises:
+            LeaseLostError: the session was already fenced with a larger token.
+        """
+        key = SessionKey.of(user_id, agent_id, session_id)
+        _check_fence(token)
+        async with self._using():
+            return await self._fence(key, token)
+
+    def saved_as(
+        self, state: AgentState, user_id: str, agent_id: str, session_id: str
+    ) -> SessionVersion | None:
+        """The version this storage last loaded or saved this very `state` object as.
+
+        None if it never did, or if the object visibly changed since (its head, its
+        message count or its last message differ from what was stored): a caller that
+        keeps states in memory between requests serves one only while this, and the
+        stored version (`fence_session`), say it is the stored state.
+        """
+        key = SessionKey.of(user_id, agent_id, session_id)
+        loaded = self._tracker.get(state, key)
+        if loaded is None or loaded.head is None or len(loaded.bodies) != len(state.context):
+            return None
+        if dump_head(state) != loaded.head:
+            return None
+        if state.context and dump_message(state.context[-1]) != loaded.bodies[-1]:
+            return None
+        return SessionVersion(loaded.version, loaded.created_at)
+
+    async def _save(
+        self, key: SessionKey, state: AgentState, expected: int | None, fence: int | None
+    ) -> int:
         loaded = self._tracker.get(state, key)
         if expected is None and loaded is not None:
             expected = loaded.version
@@ -240,6 +294,7 @@ class StorageBase(ABC):
                 appended=plan.appended,
                 now=_now(),
                 created_at=created_at,
+                fence=fence,
             )
             try:
                 new_version = await self._apply(key, delta)
@@ -248,14 +303,16 @@ class StorageBase(ABC):
                     raise
                 loaded = None  # last writer wins: re-read the stored version and retry
                 continue
-            self._tracker.remember(state, key, new_version, plan.bodies, created_at)
+            self._tracker.remember(state, key, new_version, plan.bodies, created_at, head)
             return new_version
         raise SessionConflictError(
             f"session {key} kept changing while saving it ({_UNTRACKED_RETRIES} attempts); "
             "save with `expected_version` and handle the conflict"
         )
 
-    def checkpoint(self, user_id: str, agent_id: str, session_id: str) -> Checkpoint:
+    def checkpoint(
+        self, user_id: str, agent_id: str, session_id: str, *, fence: int | None = None
+    ) -> Checkpoint:
         """A save-point callable for `Agent.reply(..., checkpoint=...)` on this session.
 
         Each call saves the state through `update_session_state` (an O(Δ) write checked
@@ -263,11 +320,13 @@ class StorageBase(ABC):
         worker advancing the same session gets `SessionConflictError` at its next save
         point, before its next tool runs. Load the state with `get_session` (or create it
         with `upsert_session`) from this storage first: that is the version it claims.
+        With `fence`, every save is fenced with that token (see `update_session_state`).
         """
         SessionKey.of(user_id, agent_id, session_id)  # bad ids fail now, not mid-reply
+        _check_fence(fence)
 
         async def save(state: AgentState) -> None:
-            await self.update_session_state(user_id, agent_id, session_id, state)
+            await self.update_session_state(user_id, agent_id, session_id, state, fence=fence)
 
         return save
 
@@ -297,7 +356,9 @@ class StorageBase(ABC):
         return stored.version, stored.bodies, stored.created_at
 
     def _remember(self, state: AgentState, key: SessionKey, stored: StoredSession) -> None:
-        self._tracker.remember(state, key, stored.version, stored.bodies, stored.created_at)
+        self._tracker.remember(
+            state, key, stored.version, stored.bodies, stored.created_at, stored.head
+        )
 
     def _where(self, key: SessionKey) -> str:
         """Where the session lives, for error messages (a backend names its key or row)."""
@@ -326,6 +387,17 @@ class StorageBase(ABC):
         `recreated(key)` otherwise, having written nothing.
         """
 
+    async def _fence(self, key: SessionKey, token: int) -> SessionVersion | None:
+        """Raise the session's fence to `token` atomically; return its version (None: missing).
+
+        Raise `fenced(key, token, stored)` if its fence is larger. A backend that keeps no
+        fence cannot be used by a service with leases: it says so.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} keeps no fencing token; implement `_fence` (and honour "
+            "`SessionDelta.fence` in `_apply`) to serve it with `tether serve`"
+        )
+
     @abstractmethod
     async def _remove(self, key: SessionKey) -> bool:
         """Delete a session; return whether it existed."""
@@ -351,6 +423,15 @@ def conflict(key: SessionKey, expected: int, actual: int) -> SessionConflictErro
     )
 
 
+def fenced(key: SessionKey, token: int, stored: int) -> LeaseLostError:
+    """The error for a write fenced with a token older than the session's fence."""
+    return LeaseLostError(
+        f"session {key} was fenced with token {stored} by a newer holder of its lease; this "
+        f"write (token {token}) comes from a worker whose lease was taken over and was "
+        "refused: stop this run, nothing was written"
+    )
+
+
 def recreated(key: SessionKey) -> SessionConflictError:
     """The error for a delta planned against a session that was deleted and created again."""
     return SessionConflictError(
@@ -366,6 +447,11 @@ def _check_state(state: object) -> None:
             f"state must be an `AgentState`, got {type(state).__name__}; load one with "
             "`AgentState.model_validate(...)`"
         )
+
+
+def _check_fence(token: object) -> None:
+    if token is not None and (not isinstance(token, int) or isinstance(token, bool) or token < 1):
+        raise SessionInputError(f"a fencing token must be a positive int, got {token!r}")
 
 
 def _now() -> datetime:

@@ -31,6 +31,8 @@ __all__ = [
     "StateTracker",
     "decode_metadata",
     "decode_state",
+    "dump_head",
+    "dump_message",
     "encode_bodies",
     "encode_head",
     "encode_metadata",
@@ -45,6 +47,16 @@ _CONTEXT = TypeAdapter(list[Msg])
 _MSG = TypeAdapter(Msg)
 _NO_CONTEXT = {"context"}
 _UNSAVABLE = (PydanticSerializationError, ValidationError, StateVersionError)
+
+
+def dump_head(state: AgentState) -> bytes:
+    """The state without its context, as JSON (unchecked: see `encode_head`)."""
+    return _STATE.dump_json(state, exclude=_NO_CONTEXT, warnings=False)
+
+
+def dump_message(msg: Msg) -> bytes:
+    """One message as its stored JSON body (unchecked)."""
+    return _MSG.dump_json(msg, warnings=False)
 
 
 def encode_head(key: SessionKey, state: AgentState) -> bytes:
@@ -236,6 +248,8 @@ class Loaded:
     bodies: list[bytes]
     created_at: datetime
     """When the session was created: tells a recreated session from this one."""
+    head: bytes | None = None
+    """The head as stored at `version`, when known (to tell whether the object changed)."""
 
 
 class StateTracker:
@@ -255,6 +269,7 @@ class StateTracker:
         version: int,
         bodies: list[bytes],
         created_at: datetime,
+        head: bytes | None = None,
     ) -> None:
         """Record that `state` now matches `version` of session `key` (created at `created_at`)."""
         ident = id(state)
@@ -265,7 +280,7 @@ class StateTracker:
             if entry is not None and entry.ref is ref:
                 del by_id[ident]
 
-        by_id[ident] = Loaded(weakref.ref(state, forget), key, version, bodies, created_at)
+        by_id[ident] = Loaded(weakref.ref(state, forget), key, version, bodies, created_at, head)
 
     def get(self, state: AgentState, key: SessionKey) -> Loaded | None:
         """The loaded version of `state` for session `key`, if known."""

@@ -133,11 +133,13 @@ class EventLogBase(ABC):
         """
 
     @abstractmethod
-    async def renew(self, lease: Lease, ttl: float) -> bool:
-        """Extend the lease; return whether an interrupt was asked for.
+    async def renew(self, lease: Lease, ttl: float, items: Sequence[LogItem] = ()) -> bool:
+        """Append `items` (if any) and extend the lease; return whether to stop.
+
+        One atomic step, like `append`; the result says whether an interrupt was asked for.
 
         Raises:
-            LeaseLostError: another run took the lease over.
+            LeaseLostError: another run took the lease over; nothing was written.
         """
 
     @abstractmethod

@@ -7,6 +7,8 @@ reply id, interrupt flag; expires), `log` (a stream whose entry ids are `<seq>-1
 
 from __future__ import annotations
 
+import asyncio
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -27,6 +29,9 @@ if TYPE_CHECKING:
 
 __all__ = ["RedisEventLog"]
 
+_RECENT_SESSIONS = 1024  # sessions whose recent entries are kept for local reads
+_RECENT_ENTRIES = 4096  # entries kept per session at most
+
 _CHECK = """
 if redis.call('HGET', KEYS[2], 'token') ~= ARGV[1] then return redis.error_reply('LEASE') end
 """
@@ -39,31 +44,36 @@ redis.call('HSET', KEYS[2], 'token', token, 'reply', '', 'interrupt', 0)
 redis.call('PEXPIRE', KEYS[2], ARGV[1])
 return {1, token, redis.call('HGET', KEYS[1], 'seq') or '0'}
 """
-_RENEW = (
-    _CHECK
-    + """
-redis.call('PEXPIRE', KEYS[2], ARGV[2])
-return redis.call('HGET', KEYS[2], 'interrupt')
-"""
-)
+# ARGV: token, then (reply_id, type, data) per item from ARGV[3] on.
 _WRITE = """
 local seq = tonumber(redis.call('HGET', KEYS[1], 'seq') or '0')
-for i = 3, #ARGV, 3 do
-  seq = seq + 1
-  redis.call('XADD', KEYS[3], seq .. '-1', 't', ARGV[i + 1], 'd', ARGV[i + 2])
+if #ARGV >= 3 then
+  for i = 3, #ARGV, 3 do
+    seq = seq + 1
+    redis.call('XADD', KEYS[3], seq .. '-1', 't', ARGV[i + 1], 'd', ARGV[i + 2])
+  end
+  redis.call('HSET', KEYS[1], 'seq', seq)
+  redis.call('HSET', KEYS[2], 'reply', ARGV[#ARGV - 2])
 end
-redis.call('HSET', KEYS[1], 'seq', seq)
-if #ARGV >= 3 then redis.call('HSET', KEYS[2], 'reply', ARGV[#ARGV - 2]) end
 """
+# ARGV: token, ttl (ms), items...
+_RENEW = (
+    _CHECK
+    + _WRITE
+    + """
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+return {redis.call('HGET', KEYS[2], 'interrupt'), seq}
+"""
+)
 _APPEND = _CHECK + _WRITE + "return seq"
 _RELEASE = (
     """
-if redis.call('HGET', KEYS[2], 'token') ~= ARGV[1] then return 0 end
+if redis.call('HGET', KEYS[2], 'token') ~= ARGV[1] then return {0} end
 """
     + _WRITE
     + """
 redis.call('DEL', KEYS[2])
-return 1
+return {1, seq}
 """
 )
 _INTERRUPT = """
@@ -102,6 +112,12 @@ class RedisEventLog(EventLogBase):
         self._client: Redis = aioredis.Redis(connection_pool=pool)
         self._errors = (aioredis.ConnectionError, aioredis.TimeoutError)
         self._response_error = aioredis.ResponseError
+        self._signals: dict[LogKey, asyncio.Event] = {}
+        self._last: dict[LogKey, int] = {}  # last seq this process wrote, per session
+        self._held: dict[LogKey, int] = {}  # leases this process holds: key -> token
+        # The entries this process appended per session under its lease, contiguous: reads
+        # of a run this process holds need no round trip to Redis.
+        self._recent: OrderedDict[LogKey, list[LogEntry]] = OrderedDict()
         self._scripts = {
             name: self._client.register_script(src)
             for name, src in (
@@ -179,23 +195,65 @@ class RedisEventLog(EventLogBase):
         got = await self._call("acquire", self.keys(key), _ms(ttl))
         if int(got[0]) == 0:
             raise busy(str(got[1]))
-        return Lease(key=key, token=int(got[1]), start_seq=int(got[2]))
+        lease = Lease(key=key, token=int(got[1]), start_seq=int(got[2]))
+        self._held[key] = lease.token
+        self._recent.pop(key, None)
+        return lease
 
-    async def renew(self, lease: Lease, ttl: float) -> bool:
-        """Extend the lease; whether an interrupt was asked for."""
-        flag = await self._call("renew", self.keys(lease.key), lease.token, _ms(ttl))
-        return str(flag) == "1"
+    def _remember(self, key: LogKey, last: int, items: Sequence[LogItem]) -> None:
+        """Keep the entries just appended (numbered up to `last`) for local reads."""
+        if not items:
+            return
+        first = last - len(items) + 1
+        entries = [LogEntry(first + i, it.type, it.data) for i, it in enumerate(items)]
+        kept = self._recent.get(key)
+        if kept and kept[-1].seq + 1 == first and len(kept) + len(entries) <= _RECENT_ENTRIES:
+            kept.extend(entries)
+        else:
+            self._recent[key] = entries
+        self._recent.move_to_end(key)
+        while len(self._recent) > _RECENT_SESSIONS:
+            self._recent.popitem(last=False)
+
+    def _signal(self, key: LogKey, seq: int | None) -> None:
+        """Wake this process's followers of the session (they need no blocking read)."""
+        if seq is not None:
+            self._last[key] = max(seq, self._last.get(key, 0))
+        event = self._signals.pop(key, None)
+        if event is not None:
+            event.set()
+
+    async def renew(self, lease: Lease, ttl: float, items: Sequence[LogItem] = ()) -> bool:
+        """Append `items`, extend the lease; whether an interrupt was asked for."""
+        keys = self.keys(lease.key)
+        got = await self._call("renew", keys, lease.token, _ms(ttl), *_flat(items))
+        if items:
+            self._remember(lease.key, int(got[1]), items)
+            self._signal(lease.key, int(got[1]))
+        return str(got[0]) == "1"
 
     async def append(self, lease: Lease, items: Sequence[LogItem]) -> int:
         """Append events if the lease is still ours."""
-        return int(await self._call("append", self.keys(lease.key), lease.token, "", *_flat(items)))
+        seq = int(await self._call("append", self.keys(lease.key), lease.token, "", *_flat(items)))
+        self._remember(lease.key, seq, items)
+        self._signal(lease.key, seq)
+        return seq
 
     async def release(
         self, lease: Lease, items: Sequence[LogItem] = (), *, mark_end: bool = True
     ) -> None:
         """Log `items` and the end marker, give the lease back."""
         end = [LogItem("", "", str(lease.token))] if mark_end else []
-        await self._call("release", self.keys(lease.key), lease.token, "", *_flat([*items, *end]))
+        logged = [*items, *end]
+        try:
+            got = await self._call("release", self.keys(lease.key), lease.token, "", *_flat(logged))
+            if int(got[0]) == 1:
+                self._remember(lease.key, int(got[1]), logged)
+        finally:
+            if self._held.get(lease.key) == lease.token:
+                del self._held[lease.key]
+            self._last.pop(lease.key, None)
+            self._signal(lease.key, None)  # followers here read the tail from Redis
 
     async def active(self, key: LogKey) -> ActiveRun | None:
         """The run holding the lease, if any (an expired lease is gone)."""
@@ -220,7 +278,17 @@ class RedisEventLog(EventLogBase):
         return ActiveRun(token=int(got[0]), reply_id=str(got[1] or ""), interrupt=True)
 
     async def read(self, key: LogKey, after: int, limit: int = 500) -> list[LogEntry]:
-        """Entries above `after`, in order."""
+        """Entries above `after`, in order.
+
+        While this process holds the session's lease, it is the log's only writer: what
+        it appended since it took the lease is the log's tail, read here without Redis.
+        """
+        kept = self._recent.get(key) if key in self._held else None
+        if kept and kept[0].seq <= after + 1 <= kept[-1].seq + 1:
+            if after + 1 > kept[-1].seq:
+                return []  # caught up with the only writer
+            start = after + 1 - kept[0].seq
+            return kept[start : start + limit]
         try:
             rows: Any = await self._client.xrange(self.keys(key)[2], f"{after + 1}-0", "+", limit)
         except self._errors as exc:
@@ -236,7 +304,20 @@ class RedisEventLog(EventLogBase):
         return int(value or 0)
 
     async def wait(self, key: LogKey, after: int, seconds: float) -> bool:
-        """Block on the stream until an entry above `after` arrives (or the timeout)."""
+        """Wait until an entry above `after` may exist (or the timeout).
+
+        While this process holds the session's lease, only it appends: its followers wait
+        on its own signal. Otherwise they block on the stream in Redis.
+        """
+        if key in self._held:
+            signal = self._signals.setdefault(key, asyncio.Event())
+            if self._last.get(key, 0) > after:
+                return True
+            try:
+                await asyncio.wait_for(signal.wait(), min(seconds, self.block))
+                return True
+            except TimeoutError:
+                return False
         ms = max(1, int(min(seconds, self.block) * 1000))
         try:
             got = await self._client.xread({self.keys(key)[2]: f"{after}-1"}, count=1, block=ms)
@@ -246,6 +327,7 @@ class RedisEventLog(EventLogBase):
 
     async def delete(self, key: LogKey) -> None:
         """Remove the log, lease and binding (the counters stay, see `SQLiteEventLog`)."""
+        self._recent.pop(key, None)
         await self._call("delete", self.keys(key))
 
     async def clear_prefix(self) -> None:

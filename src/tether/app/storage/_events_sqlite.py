@@ -1,7 +1,11 @@
 """`SQLiteEventLog`: event logs and leases in tables next to the sessions (`sqlite3`).
 
-Every call is one transaction on one thread of its own, so the token check and the write
-of an append are one atomic step, also against other processes on the same file.
+Every call is one transaction, so the token check and the write of an append are one
+atomic step, also against other processes on the same file. Calls run on the event
+loop's thread: a WAL read never waits for a writer, and a write of a few rows (no fsync
+with `synchronous=NORMAL`) costs less than handing it to a thread and back. Only a write
+that finds the file locked by another process goes to the log's own thread, to wait
+there (`busy_timeout`); WAL checkpoints run on that thread too, never on the loop.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -30,6 +35,7 @@ __all__ = ["SQLiteEventLog"]
 
 _T = TypeVar("_T")
 _POLL = 0.25  # seconds between looks at the file for writers in other processes
+_CHECKPOINT_EVERY = 200  # inline commits between two WAL checkpoints (on the thread)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tether_event_heads (
@@ -62,8 +68,10 @@ class SQLiteEventLog(EventLogBase):
     def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = 5.0) -> None:
         self.path = os.fspath(path)
         self.busy_timeout = busy_timeout
-        self._db: sqlite3.Connection | None = None
+        self._db: sqlite3.Connection | None = None  # on the thread: waits for locks
+        self._inline: sqlite3.Connection | None = None  # on the loop: never waits
         self._pool: ThreadPoolExecutor | None = None
+        self._commits = 0  # inline commits since the last checkpoint
         self._signals: dict[LogKey, asyncio.Event] = {}
         self._last: dict[LogKey, int] = {}  # last seq this process wrote, per session
         self._held: dict[LogKey, int] = {}  # leases this process holds: key -> token
@@ -75,14 +83,24 @@ class SQLiteEventLog(EventLogBase):
         """Open the file and create the tables (idempotent)."""
         if self._db is not None:
             return
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tether-events")
-        self._db = await self._run(self._connect)
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tether-events")
+        loop = asyncio.get_running_loop()
+        try:
+            db = await loop.run_in_executor(pool, self._connect, self.busy_timeout)
+            # One in-memory database is one connection: it has no other process to wait for.
+            inline = db if self.path == ":memory:" else self._connect(0.0)
+        except sqlite3.Error as exc:
+            pool.shutdown(wait=False)
+            raise self._unavailable(exc) from exc
+        if inline is not db:
+            inline.execute("PRAGMA wal_autocheckpoint = 0")  # the thread checkpoints
+        self._db, self._inline, self._pool = db, inline, pool
 
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self, timeout: float) -> sqlite3.Connection:
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(
-            self.path, isolation_level=None, check_same_thread=False, timeout=self.busy_timeout
+            self.path, isolation_level=None, check_same_thread=False, timeout=timeout
         )
         db.execute("PRAGMA journal_mode = WAL")
         db.execute("PRAGMA synchronous = NORMAL")
@@ -91,39 +109,48 @@ class SQLiteEventLog(EventLogBase):
 
     async def close(self) -> None:
         """Close the file (idempotent)."""
-        db, pool = self._db, self._pool
-        self._db, self._pool = None, None
+        db, inline, pool = self._db, self._inline, self._pool
+        self._db, self._inline, self._pool = None, None, None
+        if inline is not None and inline is not db:
+            inline.close()
         if db is not None and pool is not None:
             await asyncio.get_running_loop().run_in_executor(pool, db.close)
             pool.shutdown(wait=False)
 
-    async def _run(self, fn: Callable[[], _T]) -> _T:
-        if self._pool is None:
+    def _unavailable(self, exc: BaseException) -> StorageUnavailableError:
+        return StorageUnavailableError(
+            f"the SQLite event log at {self.path!r} cannot be used ({exc}); check that the "
+            "file is writable and not locked by another process"
+        )
+
+    async def _call(self, fn: Callable[[sqlite3.Connection], _T], *, write: bool = True) -> _T:
+        """Run `fn` in one transaction: here, or on the thread if another process locks the file."""
+        if self._inline is None:
             await self.open()
-        assert self._pool is not None
+        inline, db, pool = self._inline, self._db, self._pool
+        assert inline is not None and db is not None and pool is not None
         try:
-            return await asyncio.get_running_loop().run_in_executor(self._pool, fn)
+            result = _transact(inline, fn, write)
+        except sqlite3.OperationalError as exc:
+            if inline is db or not _is_locked(exc):
+                raise self._unavailable(exc) from exc
         except sqlite3.Error as exc:
-            raise StorageUnavailableError(
-                f"the SQLite event log at {self.path!r} cannot be used ({exc}); check that the "
-                "file is writable and not locked by another process"
-            ) from exc
-
-    def _tx(self, fn: Callable[[sqlite3.Connection], _T]) -> Callable[[], _T]:
-        def run() -> _T:
-            db = self._db
-            if db is None:
-                raise sqlite3.ProgrammingError("the event log is closed")
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                result = fn(db)
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
+            raise self._unavailable(exc) from exc
+        else:
+            if write:
+                self._after_commit(pool, db)
             return result
+        try:  # locked by another process: wait for it on the thread
+            return await asyncio.get_running_loop().run_in_executor(pool, _transact, db, fn, write)
+        except sqlite3.Error as exc:
+            raise self._unavailable(exc) from exc
 
-        return run
+    def _after_commit(self, pool: ThreadPoolExecutor, db: sqlite3.Connection) -> None:
+        """Every `_CHECKPOINT_EVERY` inline commits, checkpoint the WAL on the thread."""
+        self._commits += 1
+        if self._commits >= _CHECKPOINT_EVERY and db is not self._inline:
+            self._commits = 0
+            pool.submit(_checkpoint, db)  # its outcome is not awaited: the next one retries
 
     def _signal(self, key: LogKey, seq: int | None = None) -> None:
         if seq is None:
@@ -148,19 +175,12 @@ class SQLiteEventLog(EventLogBase):
             ).fetchone()
             return str(row[0])
 
-        return await self._run(self._tx(run))
+        return await self._call(run)
 
     async def agent_of(self, key: LogKey) -> str | None:
         """The session's agent, if bound."""
-        row = await self._run(lambda: self._head(key, "agent_id"))
+        row = await self._call(partial(_head, key=key, cols="agent_id"), write=False)
         return None if row is None or row[0] is None else str(row[0])
-
-    def _head(self, key: LogKey, cols: str) -> tuple[object, ...] | None:
-        assert self._db is not None
-        row = self._db.execute(
-            f"SELECT {cols} FROM tether_event_heads WHERE {_HEAD}", _ids(key)
-        ).fetchone()
-        return None if row is None else tuple(row)
 
     async def acquire(self, key: LogKey, ttl: float) -> Lease:
         """Take the lease, or raise `ReplyInProgressError` naming the running reply."""
@@ -186,7 +206,7 @@ class SQLiteEventLog(EventLogBase):
             )
             return Lease(key=key, token=token + 1, start_seq=int(last_seq))
 
-        got = await self._run(self._tx(run))
+        got = await self._call(run)
         if isinstance(got, str):
             raise busy(got)
         self._held[key] = got.token
@@ -204,18 +224,21 @@ class SQLiteEventLog(EventLogBase):
             )
         return int(row[2]), int(row[3])
 
-    async def renew(self, lease: Lease, ttl: float) -> bool:
-        """Extend the lease; whether an interrupt was asked for."""
+    async def renew(self, lease: Lease, ttl: float, items: Sequence[LogItem] = ()) -> bool:
+        """Append `items`, extend the lease; whether an interrupt was asked for."""
 
-        def run(db: sqlite3.Connection) -> bool:
-            _, interrupt = self._check(db, lease)
+        def run(db: sqlite3.Connection) -> tuple[bool, int]:
+            last, interrupt = self._check(db, lease)
             db.execute(
                 f"UPDATE tether_event_heads SET expires = ? WHERE {_HEAD}",
                 (time.time() + ttl, *_ids(lease.key)),
             )
-            return bool(interrupt)
+            return bool(interrupt), self._write(db, lease, last, items)
 
-        return await self._run(self._tx(run))
+        interrupt, seq = await self._call(run)
+        if items:
+            self._signal(lease.key, seq)
+        return interrupt
 
     async def append(self, lease: Lease, items: Sequence[LogItem]) -> int:
         """Append events if the lease is still ours; the last sequence number."""
@@ -224,7 +247,7 @@ class SQLiteEventLog(EventLogBase):
             last, _ = self._check(db, lease)
             return self._write(db, lease, last, items)
 
-        seq = await self._run(self._tx(run))
+        seq = await self._call(run)
         self._signal(lease.key, seq)
         return seq
 
@@ -265,16 +288,15 @@ class SQLiteEventLog(EventLogBase):
             return last
 
         try:
-            self._signal(lease.key, await self._run(self._tx(run)))
+            self._signal(lease.key, await self._call(run))
         finally:
             if self._held.get(lease.key) == lease.token:
                 del self._held[lease.key]
 
     async def active(self, key: LogKey) -> ActiveRun | None:
         """The run holding an unexpired lease, if any."""
-        row = await self._run(
-            lambda: self._head(key, "token, holder, reply_id, expires, interrupt")
-        )
+        cols = "token, holder, reply_id, expires, interrupt"
+        row = await self._call(partial(_head, key=key, cols=cols), write=False)
         if row is None:
             return None
         token, holder, reply_id, expires, interrupt = row
@@ -294,26 +316,25 @@ class SQLiteEventLog(EventLogBase):
                 (*_ids(key), run.token),
             )
 
-        await self._run(self._tx(flag))
+        await self._call(flag)
         return run
 
     async def read(self, key: LogKey, after: int, limit: int = 500) -> list[LogEntry]:
         """Entries above `after`, in order."""
 
-        def run() -> list[LogEntry]:
-            assert self._db is not None
-            rows = self._db.execute(
+        def run(db: sqlite3.Connection) -> list[LogEntry]:
+            rows = db.execute(
                 f"SELECT seq, type, data FROM tether_events WHERE {_HEAD} AND seq > ?"
                 " ORDER BY seq LIMIT ?",
                 (*_ids(key), after, limit),
             ).fetchall()
             return [LogEntry(seq=int(s), type=str(t), data=str(d)) for s, t, d in rows]
 
-        return await self._run(run)
+        return await self._call(run, write=False)
 
     async def last_seq(self, key: LogKey) -> int:
         """The sequence number of the last entry (0 if none)."""
-        row = await self._run(lambda: self._head(key, "last_seq"))
+        row = await self._call(partial(_head, key=key, cols="last_seq"), write=False)
         return 0 if row is None else int(str(row[0]))
 
     async def wait(self, key: LogKey, after: int, seconds: float) -> bool:
@@ -350,13 +371,47 @@ class SQLiteEventLog(EventLogBase):
                 _ids(key),
             )
 
-        await self._run(self._tx(run))
+        await self._call(run)
         self._signal(key)
 
     async def ping(self) -> None:
         """Raise `StorageUnavailableError` unless the file answers."""
-        await self._run(lambda: self._head(LogKey("", ""), "last_seq"))
+        await self._call(partial(_head, key=LogKey("", ""), cols="last_seq"), write=False)
 
 
 def _ids(key: LogKey) -> tuple[str, str]:
     return (key.user_id, key.session_id)
+
+
+def _head(db: sqlite3.Connection, key: LogKey, cols: str) -> tuple[object, ...] | None:
+    row = db.execute(f"SELECT {cols} FROM tether_event_heads WHERE {_HEAD}", _ids(key)).fetchone()
+    return None if row is None else tuple(row)
+
+
+def _transact(db: sqlite3.Connection, fn: Callable[[sqlite3.Connection], _T], write: bool) -> _T:
+    """`fn(db)` in one `BEGIN IMMEDIATE` transaction, rolled back if it raises.
+
+    A read is one statement: its own implicit transaction.
+    """
+    if not write:
+        return fn(db)
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        result = fn(db)
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+    return result
+
+
+def _is_locked(exc: sqlite3.OperationalError) -> bool:
+    text = str(exc)
+    return "locked" in text or "busy" in text
+
+
+def _checkpoint(db: sqlite3.Connection) -> None:
+    try:
+        db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    except sqlite3.Error:
+        pass  # busy or closing: the next checkpoint catches up

@@ -17,6 +17,7 @@ __all__ = [
     "SessionKey",
     "SessionRecord",
     "SessionUpsert",
+    "SessionVersion",
     "StoredSession",
 ]
 
@@ -106,6 +107,18 @@ def check_id(name: str, value: object) -> None:
 
 
 @dataclass(frozen=True, slots=True)
+class SessionVersion:
+    """Which stored version a session is at: its number and the session's creation time.
+
+    Both are needed to tell one version from another: a session deleted and created again
+    counts its versions anew.
+    """
+
+    version: int
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class StoredSession:
     """A session as a backend stores it: version, head, one JSON body per message."""
 
@@ -145,6 +158,11 @@ class SessionDelta:
     """When the session at `expected_version` was created: the backend must also check it,
     so that a session deleted and created again, which counts its versions anew, is never
     taken for the one the delta was planned against."""
+    fence: int | None = None
+    """The writer's fencing token, or None (unfenced): the backend refuses the write, in
+    the same atomic step as the version check, if the session was fenced with a larger
+    token (raise `fenced(key, token, stored)`), and otherwise raises the session's fence
+    to it."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,16 +7,17 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
-from tether.app.storage._base import StorageBase, conflict, not_found, recreated
+from tether.app.storage._base import StorageBase, conflict, fenced, not_found, recreated
 from tether.app.storage._codec import decode_metadata, listed, parse_time
 from tether.app.storage._record import (
     SessionDelta,
     SessionInfo,
     SessionKey,
     SessionUpsert,
+    SessionVersion,
     StoredSession,
 )
-from tether.app.storage._redis_lua import APPLY, DELETE, FETCH, PRUNE, UPSERT
+from tether.app.storage._redis_lua import APPLY, DELETE, FENCE, FETCH, PRUNE, UPSERT
 from tether.errors import (
     ConfigError,
     MissingDependencyError,
@@ -106,6 +107,7 @@ class RedisStorage(StorageBase):
         self._upsert_script = self._client.register_script(UPSERT)
         self._delete_script = self._client.register_script(DELETE)
         self._prune_script = self._client.register_script(PRUNE)
+        self._fence_script = self._client.register_script(FENCE)
 
     def __repr__(self) -> str:
         return f"RedisStorage({self.address!r}, key_prefix={self.key_prefix!r})"
@@ -236,6 +238,7 @@ class RedisStorage(StorageBase):
             self.ttl or 0,
             len(delta.changed),
             delta.created_at.isoformat(),
+            "" if delta.fence is None else delta.fence,
         ]
         for position, body in delta.changed:
             args += (position, body)
@@ -248,12 +251,24 @@ class RedisStorage(StorageBase):
             raise conflict(key, delta.expected_version, int(reply[1]))
         if code == -4:
             raise recreated(key)
+        if code == -5:
+            raise fenced(key, delta.fence or 0, int(reply[1]))
         if code == -3:
             raise SessionCorruptedError(
                 f"session {key} at {self._where(key)}: its message log does not match its "
                 "head; other sessions are unaffected: delete it with `delete_session`"
             )
         return code
+
+    async def _fence(self, key: SessionKey, token: int) -> SessionVersion | None:
+        head = self.keys_of(key)[0]
+        reply = await self._call(key, lambda: self._fence_script(keys=[head], args=[token]))
+        code = int(reply[0])
+        if code == -1:
+            return None
+        if code == -5:
+            raise fenced(key, token, int(reply[1]))
+        return SessionVersion(code, parse_time(key, self._where(key), reply[1] or b""))
 
     async def _remove(self, key: SessionKey) -> bool:
         keys = self.keys_of(key)

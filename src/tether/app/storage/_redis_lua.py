@@ -4,7 +4,7 @@ Layout of one session (all keys share the hash tag `{<user_id>}`, so a user's se
 and their index live in one cluster slot):
 
 - `<prefix>:{<user>}:<agent>:<session>`       hash: version, state (head JSON), n,
-  created_at, updated_at, metadata, write_id
+  created_at, updated_at, metadata, write_id, fence (the largest fencing token seen)
 - `<prefix>:{<user>}:<agent>:<session>:msgs`  list: one JSON body per message
 - `<prefix>:{<user>}:sessions`                set: `<agent>:<session>` members
 
@@ -17,7 +17,7 @@ script checks the types of the keys it writes before its first write.
 
 from __future__ import annotations
 
-__all__ = ["APPLY", "DELETE", "FETCH", "PRUNE", "UPSERT"]
+__all__ = ["APPLY", "DELETE", "FENCE", "FETCH", "PRUNE", "UPSERT"]
 
 # An error reply naming `key` if it exists with another type than `want`, else false.
 _CHECK = """
@@ -67,15 +67,17 @@ return read_session(KEYS[1], KEYS[2])
 
 # KEYS: head, msgs, index
 # ARGV: write_id, expected_version, state, base_count, count, updated_at, ttl, nchanged,
-#       created_at, (position, body) * nchanged, appended bodies...
+#       created_at, fence ('' for none), (position, body) * nchanged, appended bodies...
 # Returns {new_version}, {-1} missing, {-2, version} stale, {-3, n} log length mismatch,
-# {-4} created at another time (deleted and created again).
+# {-4} created at another time (deleted and created again), {-5, fence} fenced out.
 APPLY = (
     _READ
     + """
-local cur = redis.call('HMGET', KEYS[1], 'version', 'write_id', 'n', 'created_at')
+local cur = redis.call('HMGET', KEYS[1], 'version', 'write_id', 'n', 'created_at', 'fence')
 if not cur[1] then return {-1} end
 if cur[2] == ARGV[1] then return {tonumber(cur[1])} end
+local fence = tonumber(cur[5] or '0')
+if ARGV[10] ~= '' and fence > tonumber(ARGV[10]) then return {-5, fence} end
 if tonumber(cur[1]) ~= tonumber(ARGV[2]) then return {-2, tonumber(cur[1])} end
 if cur[4] ~= ARGV[9] then return {-4} end
 local base, count = tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -88,7 +90,7 @@ elseif count < base then
   redis.call('LTRIM', KEYS[2], 0, count - 1)
 end
 local len = math.min(base, count)
-local i = 10
+local i = 11
 for _ = 1, tonumber(ARGV[8]) do
   local pos = tonumber(ARGV[i])
   if pos >= len / 2 then pos = pos - len end
@@ -99,10 +101,24 @@ push_all(KEYS[2], i, #ARGV)
 local version = tonumber(cur[1]) + 1
 redis.call('HSET', KEYS[1], 'version', version, 'state', ARGV[3], 'n', count,
            'updated_at', ARGV[6], 'write_id', ARGV[1])
+if ARGV[10] ~= '' and tonumber(ARGV[10]) > fence then
+  redis.call('HSET', KEYS[1], 'fence', ARGV[10])
+end
 expire_all(tonumber(ARGV[7]))
 return {version}
 """
 )
+
+# KEYS: head; ARGV: token. Returns {version, created_at}, {-1} missing, {-5, fence} already
+# fenced with a larger token.
+FENCE = """
+local cur = redis.call('HMGET', KEYS[1], 'version', 'fence', 'created_at')
+if not cur[1] then return {-1} end
+local fence = tonumber(cur[2] or '0')
+if fence > tonumber(ARGV[1]) then return {-5, fence} end
+redis.call('HSET', KEYS[1], 'fence', ARGV[1])
+return {tonumber(cur[1]), cur[3]}
+"""
 
 # KEYS: head, msgs, index
 # ARGV: write_id, replace ('1'/'0'), state, now, ttl, metadata ('' keeps), member, bodies...

@@ -1,4 +1,4 @@
-"""`SQLiteStorage`: the embedded default; one file, WAL, aiosqlite."""
+"""`SQLiteStorage`: the embedded default; one file, WAL, one thread of its own."""
 
 from __future__ import annotations
 
@@ -6,32 +6,34 @@ import asyncio
 import logging
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Iterable
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
-from tether.app.storage._base import StorageBase, conflict, not_found, recreated
+from tether.app.storage._base import StorageBase, conflict, fenced, not_found, recreated
 from tether.app.storage._codec import decode_metadata, listed, parse_time
 from tether.app.storage._record import (
     SessionDelta,
     SessionInfo,
     SessionKey,
     SessionUpsert,
+    SessionVersion,
     StoredSession,
 )
 from tether.errors import ConfigError, SessionCorruptedError, StorageUnavailableError
 
-if TYPE_CHECKING:
-    import aiosqlite
+__all__ = ["DEFAULT_SQLITE_PATH", "THREAD_NAME", "SQLiteStorage"]
 
-__all__ = ["DEFAULT_SQLITE_PATH", "SQLiteStorage"]
+_T = TypeVar("_T")
 
 logger = logging.getLogger("tether.storage")
 
 DEFAULT_SQLITE_PATH = ".tether/sessions.db"
 """Where `SQLiteStorage()` keeps sessions when no path is given (relative to the cwd)."""
+THREAD_NAME = "tether-sqlite-storage"
+"""The name prefix of the thread each open `SQLiteStorage` runs its transactions on."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tether_sessions (
@@ -45,6 +47,7 @@ CREATE TABLE IF NOT EXISTS tether_sessions (
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL,
     metadata TEXT NOT NULL,
+    fence INTEGER NOT NULL DEFAULT 0,
     UNIQUE (user_id, agent_id, session_id)
 );
 CREATE TABLE IF NOT EXISTS tether_messages (
@@ -54,6 +57,8 @@ CREATE TABLE IF NOT EXISTS tether_messages (
     PRIMARY KEY (sid, seq)
 ) WITHOUT ROWID;
 """
+# The largest fencing token a write came with (`StorageBase.fence_session`).
+_ADD_FENCE = "ALTER TABLE tether_sessions ADD COLUMN fence INTEGER NOT NULL DEFAULT 0"
 _BY_KEY = "user_id = ? AND agent_id = ? AND session_id = ?"
 # Text is read as bytes (CAST ... AS BLOB) and decoded by us: a value that is not UTF-8
 # is then one damaged session, not a `sqlite3.OperationalError` for the whole query.
@@ -74,6 +79,12 @@ class SQLiteStorage(StorageBase):
     a process crash; an OS crash may lose the last commits but never leaves a session
     half-written. Every write is one `BEGIN IMMEDIATE` transaction with a conditional
     `UPDATE ... WHERE version = ?`, so writers in other processes are ordered too.
+
+    Each call is one transaction, run on the event loop's thread: a WAL read never waits
+    for a writer, and a write (no fsync with `synchronous=NORMAL`) costs less than a trip
+    to a thread and back. A write that finds the file locked by another process waits
+    for it (up to `busy_timeout`) on the storage's own thread instead, which also runs
+    the WAL checkpoints, so the event loop never sleeps on a lock.
 
     Args:
         path: The database file (its directory is created); `":memory:"` for a private
@@ -98,8 +109,10 @@ class SQLiteStorage(StorageBase):
             )
         self.path = os.fspath(path)
         self.busy_timeout = busy_timeout
-        self._db: aiosqlite.Connection | None = None
-        self._lock = asyncio.Lock()
+        self._db: sqlite3.Connection | None = None  # on the loop: never waits for a lock
+        self._waiter: sqlite3.Connection | None = None  # on the thread: waits for locks
+        self._pool: ThreadPoolExecutor | None = None
+        self._commits = 0  # inline commits since the last WAL checkpoint
 
     def __repr__(self) -> str:
         return f"SQLiteStorage({self.path!r})"
@@ -108,31 +121,46 @@ class SQLiteStorage(StorageBase):
         return f"SQLite {self.path!r} row {key}"
 
     async def _open(self) -> None:
-        import aiosqlite
-
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=THREAD_NAME)
+        loop = asyncio.get_running_loop()
         try:
-            if self.path != ":memory:":
-                await asyncio.to_thread(Path(self.path).parent.mkdir, parents=True, exist_ok=True)
-            db = await aiosqlite.connect(self.path, isolation_level=None)
-        except (OSError, sqlite3.Error) as exc:
-            raise self._unavailable(exc) from exc
-        try:
-            await db.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
-            await db.execute("PRAGMA journal_mode = WAL")
-            await db.execute("PRAGMA synchronous = NORMAL")
-            await db.executescript(_SCHEMA)
+            waiter = await loop.run_in_executor(pool, self._connect_file)
+            # An in-memory database is one connection, and no other process can lock it.
+            db = waiter if self.path == ":memory:" else _connect(self.path, 0.0)
         except BaseException as exc:
-            await db.close()  # no connection (or thread) outlives a failed open
-            if isinstance(exc, sqlite3.Error):
+            pool.shutdown(wait=False)  # no thread outlives a failed open
+            if isinstance(exc, OSError | sqlite3.Error):
                 raise self._unavailable(exc) from exc
             raise
-        self._db = db
+        if db is not waiter:
+            db.execute("PRAGMA wal_autocheckpoint = 0")  # checkpoints run on the thread
+        self._db, self._waiter, self._pool = db, waiter, pool
+
+    def _connect_file(self) -> sqlite3.Connection:
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        db = _connect(self.path, self.busy_timeout)
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+            db.executescript(_SCHEMA)
+            columns = {row[1] for row in db.execute("PRAGMA table_info(tether_sessions)")}
+            if "fence" not in columns:  # a file written before fencing tokens
+                db.execute(_ADD_FENCE)
+        except BaseException:
+            db.close()
+            raise
+        return db
 
     async def _close(self) -> None:
-        async with self._lock:  # after the transaction in flight, if any
-            db, self._db = self._db, None
-        if db is not None:
-            await db.close()
+        db, waiter, pool = self._db, self._waiter, self._pool
+        self._db, self._waiter, self._pool = None, None, None
+        if db is not None and db is not waiter:
+            db.close()
+        if pool is not None:
+            # After the transaction in flight, if any: the thread runs calls in order.
+            if waiter is not None:
+                await asyncio.get_running_loop().run_in_executor(pool, waiter.close)
+            pool.shutdown(wait=False)
 
     def _unavailable(self, exc: BaseException) -> StorageUnavailableError:
         return StorageUnavailableError(
@@ -141,46 +169,50 @@ class SQLiteStorage(StorageBase):
             "process for longer than `busy_timeout`; nothing was written"
         )
 
-    @asynccontextmanager
-    async def _transaction(self, *, write: bool) -> AsyncIterator[aiosqlite.Connection]:
-        """One transaction at a time on this connection; maps SQLite errors.
+    async def _transaction(self, fn: Callable[[sqlite3.Connection], _T], *, write: bool) -> _T:
+        """Run `fn` in one transaction (here, or on the thread if the file is locked).
 
-        Whatever happens, cancellation included, the transaction is committed or rolled
-        back before the next one starts. A cancelled statement (even `BEGIN`) still runs on
-        aiosqlite's thread; the `ROLLBACK` is queued behind it before the cancellation can
-        land (aiosqlite queues a call before its first await), and the thread runs calls in
-        order, so no statement of the next transaction can slip in between.
+        On the thread the whole transaction runs there, so a caller cancelled while it
+        waits leaves it to commit or roll back, before the next call starts.
         """
-        async with self._lock:
-            db = self._db
-            if db is None:
-                raise StorageUnavailableError(
-                    f"{self!r} is closed; open it again with `async with storage:`"
-                )
-            try:
-                await db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-                yield db
-                await db.execute("COMMIT")
-            except BaseException as exc:
-                await _rollback(db)
-                if isinstance(exc, sqlite3.Error):
-                    raise self._unavailable(exc) from exc
-                raise
+        db, waiter, pool = self._db, self._waiter, self._pool
+        if db is None or waiter is None or pool is None:
+            raise StorageUnavailableError(
+                f"{self!r} is closed; open it again with `async with storage:`"
+            )
+        try:
+            result = _transact(db, fn, write)
+        except sqlite3.OperationalError as exc:
+            if db is waiter or not _is_locked(exc):
+                raise self._unavailable(exc) from exc
+        except sqlite3.Error as exc:
+            raise self._unavailable(exc) from exc
+        else:
+            if write and db is not waiter:
+                self._commits += 1
+                if self._commits >= _CHECKPOINT_EVERY:
+                    self._commits = 0
+                    pool.submit(_checkpoint, waiter)  # not awaited: the next one retries
+            return result
+        try:  # another process holds the lock: wait for it on the thread
+            return await asyncio.get_running_loop().run_in_executor(
+                pool, _transact, waiter, fn, write
+            )
+        except sqlite3.Error as exc:
+            raise self._unavailable(exc) from exc
 
     async def _fetch(self, key: SessionKey) -> StoredSession | None:
-        async with self._transaction(write=False) as db:
-            return await self._read(db, key)
+        return await self._transaction(partial(self._read, key=key), write=False)
 
-    async def _read(self, db: aiosqlite.Connection, key: SessionKey) -> StoredSession | None:
-        row = await _one(db, f"SELECT {_HEAD_COLS} FROM tether_sessions WHERE {_BY_KEY}", key)
+    def _read(self, db: sqlite3.Connection, key: SessionKey) -> StoredSession | None:
+        row = _one(db, f"SELECT {_HEAD_COLS} FROM tether_sessions WHERE {_BY_KEY}", key)
         if row is None:
             return None
         sid, version, head, n, created, updated, meta = row
-        cursor = await db.execute(
+        rows = db.execute(
             "SELECT seq, CAST(body AS BLOB) FROM tether_messages WHERE sid = ? ORDER BY seq",
             (sid,),
-        )
-        rows = list(await cursor.fetchall())
+        ).fetchall()
         where = self._where(key)
         version = _count(key, where, "version", version)
         if len(rows) != n or any(seq != i for i, (seq, _) in enumerate(rows)):
@@ -198,76 +230,50 @@ class SQLiteStorage(StorageBase):
         )
 
     async def _upsert(self, key: SessionKey, write: SessionUpsert) -> StoredSession:
-        now = write.now.isoformat()
-        async with self._transaction(write=True) as db:
-            row = await _one(db, f"SELECT sid, version FROM tether_sessions WHERE {_BY_KEY}", key)
-            if row is None:
-                cursor = await db.execute(
-                    "INSERT INTO tether_sessions (user_id, agent_id, session_id, version, head,"
-                    " n, created_at, updated_at, metadata) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?)",
-                    (*_ids(key), write.head, len(write.bodies), now, now, write.metadata or "{}"),
-                )
-                await _put_bodies(db, cursor.lastrowid, enumerate(write.bodies))
-            elif write.replace:
-                sid = row[0]
-                await db.execute("DELETE FROM tether_messages WHERE sid = ?", (sid,))
-                await _put_bodies(db, sid, enumerate(write.bodies))
-                await db.execute(
-                    "UPDATE tether_sessions SET version = version + 1, head = ?, n = ?,"
-                    " updated_at = ?, metadata = coalesce(?, metadata) WHERE sid = ?",
-                    (write.head, len(write.bodies), now, write.metadata, sid),
-                )
-            elif write.metadata is not None:
-                await db.execute(
-                    "UPDATE tether_sessions SET metadata = ?, updated_at = ? WHERE sid = ?",
-                    (write.metadata, now, row[0]),
-                )
-            stored = await self._read(db, key)
+        stored = await self._transaction(partial(self._upsert_in, key=key, write=write), write=True)
         assert stored is not None  # written in this transaction
         return stored
 
-    async def _apply(self, key: SessionKey, delta: SessionDelta) -> int:
-        async with self._transaction(write=True) as db:
-            row = await _one(
-                db,
-                "UPDATE tether_sessions SET version = version + 1, head = ?, n = ?,"
-                f" updated_at = ? WHERE {_BY_KEY} AND version = ? AND created_at = ?"
-                " RETURNING sid, version",
-                (
-                    delta.head,
-                    delta.count,
-                    delta.now.isoformat(),
-                    *_ids(key),
-                    delta.expected_version,
-                    delta.created_at.isoformat(),
-                ),
+    def _upsert_in(
+        self, db: sqlite3.Connection, key: SessionKey, write: SessionUpsert
+    ) -> StoredSession | None:
+        now = write.now.isoformat()
+        row = _one(db, f"SELECT sid, version FROM tether_sessions WHERE {_BY_KEY}", key)
+        if row is None:
+            cursor = db.execute(
+                "INSERT INTO tether_sessions (user_id, agent_id, session_id, version, head,"
+                " n, created_at, updated_at, metadata) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?)",
+                (*_ids(key), write.head, len(write.bodies), now, now, write.metadata or "{}"),
             )
-            if row is None:
-                current = await _one(
-                    db, f"SELECT version FROM tether_sessions WHERE {_BY_KEY}", key
-                )
-                if current is None:
-                    raise not_found(key)
-                if current[0] == delta.expected_version:
-                    raise recreated(key)
-                raise conflict(key, delta.expected_version, current[0])
-            sid, version = row
-            if delta.count < delta.base_count:
-                await db.execute(
-                    "DELETE FROM tether_messages WHERE sid = ? AND seq >= ?", (sid, delta.count)
-                )
-            rows = [*delta.changed, *enumerate(delta.appended, start=delta.base_count)]
-            await _put_bodies(db, sid, rows)
-        return int(version)
+            _put_bodies(db, cursor.lastrowid, enumerate(write.bodies))
+        elif write.replace:
+            sid = row[0]
+            db.execute("DELETE FROM tether_messages WHERE sid = ?", (sid,))
+            _put_bodies(db, sid, enumerate(write.bodies))
+            db.execute(
+                "UPDATE tether_sessions SET version = version + 1, head = ?, n = ?,"
+                " updated_at = ?, metadata = coalesce(?, metadata) WHERE sid = ?",
+                (write.head, len(write.bodies), now, write.metadata, sid),
+            )
+        elif write.metadata is not None:
+            db.execute(
+                "UPDATE tether_sessions SET metadata = ?, updated_at = ? WHERE sid = ?",
+                (write.metadata, now, row[0]),
+            )
+        return self._read(db, key)
+
+    async def _apply(self, key: SessionKey, delta: SessionDelta) -> int:
+        return await self._transaction(partial(_apply_in, key=key, delta=delta), write=True)
+
+    async def _fence(self, key: SessionKey, token: int) -> SessionVersion | None:
+        row = await self._transaction(partial(_fence_in, key=key, token=token), write=True)
+        if row is None:
+            return None
+        where = self._where(key)
+        return SessionVersion(_count(key, where, "version", row[0]), parse_time(key, where, row[1]))
 
     async def _remove(self, key: SessionKey) -> bool:
-        async with self._transaction(write=True) as db:
-            row = await _one(db, f"SELECT sid FROM tether_sessions WHERE {_BY_KEY}", key)
-            if row is None:
-                return False
-            await db.execute("DELETE FROM tether_messages WHERE sid = ?", (row[0],))
-            await db.execute("DELETE FROM tether_sessions WHERE sid = ?", (row[0],))
-            return True
+        return await self._transaction(partial(_remove_in, key=key), write=True)
 
     async def _scan(self, user_id: str, agent_id: str | None) -> list[SessionInfo]:
         query = f"SELECT {_LIST_COLS} FROM tether_sessions WHERE user_id = ?"
@@ -275,9 +281,7 @@ class SQLiteStorage(StorageBase):
         if agent_id is not None:
             query += " AND agent_id = ?"
             args += (agent_id,)
-        async with self._transaction(write=False) as db:
-            cursor = await db.execute(query, args)
-            rows = await cursor.fetchall()
+        rows = await self._transaction(lambda db: db.execute(query, args).fetchall(), write=False)
         infos = []
         for u, a, s, *fields in rows:
             key = _row_key(u, a, s)
@@ -287,6 +291,69 @@ class SQLiteStorage(StorageBase):
             if info is not None:
                 infos.append(info)
         return infos
+
+
+_CHECKPOINT_EVERY = 200  # inline commits between two WAL checkpoints (on the thread)
+_NO_FENCE = (0, 1 << 62)  # (raise the fence to, refuse above): an unfenced write
+
+
+def _apply_in(db: sqlite3.Connection, key: SessionKey, delta: SessionDelta) -> int:
+    """The conditional write of `delta`: version, creation time and fence checked in one step."""
+    fence = _NO_FENCE if delta.fence is None else (delta.fence, delta.fence)
+    row = _one(
+        db,
+        "UPDATE tether_sessions SET version = version + 1, head = ?, n = ?,"
+        f" updated_at = ?, fence = max(fence, ?) WHERE {_BY_KEY} AND version = ?"
+        " AND created_at = ? AND fence <= ? RETURNING sid, version",
+        (
+            delta.head,
+            delta.count,
+            delta.now.isoformat(),
+            fence[0],
+            *_ids(key),
+            delta.expected_version,
+            delta.created_at.isoformat(),
+            fence[1],
+        ),
+    )
+    if row is None:
+        current = _one(db, f"SELECT version, fence FROM tether_sessions WHERE {_BY_KEY}", key)
+        if current is None:
+            raise not_found(key)
+        if delta.fence is not None and current[1] > delta.fence:
+            raise fenced(key, delta.fence, current[1])
+        if current[0] == delta.expected_version:
+            raise recreated(key)
+        raise conflict(key, delta.expected_version, current[0])
+    sid, version = row
+    if delta.count < delta.base_count:
+        db.execute("DELETE FROM tether_messages WHERE sid = ? AND seq >= ?", (sid, delta.count))
+    _put_bodies(db, sid, [*delta.changed, *enumerate(delta.appended, start=delta.base_count)])
+    return int(version)
+
+
+def _fence_in(db: sqlite3.Connection, key: SessionKey, token: int) -> tuple[Any, Any] | None:
+    row = _one(
+        db,
+        f"UPDATE tether_sessions SET fence = ? WHERE {_BY_KEY} AND fence <= ?"
+        " RETURNING version, CAST(created_at AS BLOB)",
+        (token, *_ids(key), token),
+    )
+    if row is not None:
+        return (row[0], row[1])
+    current = _one(db, f"SELECT fence FROM tether_sessions WHERE {_BY_KEY}", key)
+    if current is None:
+        return None
+    raise fenced(key, token, current[0])
+
+
+def _remove_in(db: sqlite3.Connection, key: SessionKey) -> bool:
+    row = _one(db, f"SELECT sid FROM tether_sessions WHERE {_BY_KEY}", key)
+    if row is None:
+        return False
+    db.execute("DELETE FROM tether_messages WHERE sid = ?", (row[0],))
+    db.execute("DELETE FROM tether_sessions WHERE sid = ?", (row[0],))
+    return True
 
 
 def _info(
@@ -331,9 +398,39 @@ def _count(key: SessionKey, where: str, name: str, value: object) -> int:
     )
 
 
-async def _rollback(db: aiosqlite.Connection) -> None:
+def _connect(path: str, timeout: float) -> sqlite3.Connection:
+    db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=timeout)
+    db.execute("PRAGMA synchronous = NORMAL")
+    return db
+
+
+def _transact(db: sqlite3.Connection, fn: Callable[[sqlite3.Connection], _T], write: bool) -> _T:
+    """`fn(db)` in one transaction (`BEGIN IMMEDIATE` for a write), rolled back if it raises."""
+    db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
     try:
-        await db.execute("ROLLBACK")
+        result = fn(db)
+    except BaseException:
+        _rollback(db)
+        raise
+    db.execute("COMMIT")
+    return result
+
+
+def _is_locked(exc: sqlite3.OperationalError) -> bool:
+    text = str(exc)
+    return "locked" in text or "busy" in text
+
+
+def _checkpoint(db: sqlite3.Connection) -> None:
+    try:
+        db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    except sqlite3.Error:
+        pass  # busy or closing: the next checkpoint catches up
+
+
+def _rollback(db: sqlite3.Connection) -> None:
+    try:
+        db.execute("ROLLBACK")
     except sqlite3.Error:
         pass  # no transaction is open: it failed to begin, or it committed
 
@@ -342,19 +439,17 @@ def _ids(key: SessionKey) -> tuple[str, str, str]:
     return (key.user_id, key.agent_id, key.session_id)
 
 
-async def _one(db: aiosqlite.Connection, query: str, args: Any) -> Any:
+def _one(db: sqlite3.Connection, query: str, args: Any) -> Any:
     if isinstance(args, SessionKey):
         args = _ids(args)
-    cursor = await db.execute(query, args)
-    row = await cursor.fetchone()
-    await cursor.close()
+    cursor = db.execute(query, args)
+    row = cursor.fetchone()
+    cursor.close()
     return row
 
 
-async def _put_bodies(
-    db: aiosqlite.Connection, sid: Any, rows: Iterable[tuple[int, bytes]]
-) -> None:
-    await db.executemany(
+def _put_bodies(db: sqlite3.Connection, sid: Any, rows: Iterable[tuple[int, bytes]]) -> None:
+    db.executemany(
         "INSERT OR REPLACE INTO tether_messages (sid, seq, body) VALUES (?, ?, ?)",
         [(sid, seq, body) for seq, body in rows],
     )
