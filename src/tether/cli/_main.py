@@ -12,8 +12,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Callable, Sequence
-from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import Any, NoReturn
 
 from tether._log import configure_logging
 from tether.errors import TetherError
@@ -32,10 +31,23 @@ _USER_ERRORS = (TetherError, OSError)
 
 
 def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version  # scans every installed dist
+
     try:
         return version("tether")
     except PackageNotFoundError:  # pragma: no cover  # running from a source tree
         return "unknown"
+
+
+class _VersionAction(argparse.Action):
+    """`--version`, looked up only when asked for (not on every start of every command)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit", **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> NoReturn:
+        print(f"tether {_version()}")  # on stdout, as argparse's own `version` action
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tether", description="LLM agents you can trust with real tools."
     )
-    parser.add_argument("--version", action="version", version=f"tether {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     parser.add_argument(
         "--debug", action="store_true", help="show the full traceback when a command fails"
     )

@@ -8,7 +8,6 @@ itself is only imported when `TracingMiddleware` is first asked for).
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from functools import cache
 from types import SimpleNamespace
@@ -38,7 +37,6 @@ __all__ = [
     "provider_name",
     "result_text",
     "server_attributes",
-    "step_in",
     "tool_attributes",
 ]
 
@@ -48,7 +46,7 @@ TRACE_METADATA = "trace"
 """The reply `Msg` metadata key holding the trace and span ids of its latest span."""
 
 END: Any = object()
-"""What `step_in` returns once the stream is over."""
+"""What `anext(stream, END)` returns once the stream is over."""
 
 _PROVIDERS = {
     "OpenAI": "openai",
@@ -82,21 +80,6 @@ def loop_types() -> SimpleNamespace:
         ToolCallBlock=message.ToolCallBlock,
         ToolResultBlock=message.ToolResultBlock,
     )
-
-
-async def step_in(stream: AsyncIterator[Any], context: otel_context.Context) -> Any:
-    """The stream's next item, computed with `context` attached (detached before returning).
-
-    Attaching around each step, never across a `yield`, keeps the span current for the
-    work the step does (and the tasks it starts) without leaking it into the caller.
-    """
-    token = otel_context.attach(context)
-    try:
-        return await anext(stream)
-    except StopAsyncIteration:
-        return END
-    finally:
-        otel_context.detach(token)
 
 
 def provider_name(model: Any, override: str | None) -> str:
@@ -206,8 +189,7 @@ class ReplyTrace:
         cursor = getattr(state, "reply", None)
         if cursor is None:
             return
-        self.reply_id = cursor.reply_id
-        self.span.set_attribute("tether.reply.id", self.reply_id)
+        self.reply_id = cursor.reply_id  # an attribute of the span when it ends
         span_context = self.span.get_span_context()
         msg = state.reply_msg() if span_context.is_valid else None
         if msg is not None:
