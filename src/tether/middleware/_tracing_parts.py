@@ -89,7 +89,13 @@ def provider_name(model: Any, override: str | None) -> str:
     base_url = getattr(model, "base_url", None) or ""
     if isinstance(base_url, str) and "deepseek" in base_url:
         return "deepseek"
-    return _PROVIDERS.get(getattr(type(model), "provider", ""), "_OTHER")
+    return _provider_of(type(model))
+
+
+@cache
+def _provider_of(cls: type) -> str:
+    """The conventions' name for a model class's `provider` (a failed class lookup is slow)."""
+    return _PROVIDERS.get(getattr(cls, "provider", ""), "_OTHER")
 
 
 def server_attributes(model: Any) -> dict[str, str | int]:
