@@ -89,13 +89,15 @@ def provider_name(model: Any, override: str | None) -> str:
     base_url = getattr(model, "base_url", None) or ""
     if isinstance(base_url, str) and "deepseek" in base_url:
         return "deepseek"
-    return _provider_of(type(model))
+    cls = type(model)
+    name = _provider_names.get(cls)
+    if name is None:  # once per model class: a failed class attribute lookup is slow
+        name = _provider_names[cls] = _PROVIDERS.get(getattr(cls, "provider", ""), "_OTHER")
+    return name
 
 
-@cache
-def _provider_of(cls: type) -> str:
-    """The conventions' name for a model class's `provider` (a failed class lookup is slow)."""
-    return _PROVIDERS.get(getattr(cls, "provider", ""), "_OTHER")
+_provider_names: dict[type, str] = {}
+"""The conventions' provider name of each model class seen."""
 
 
 def server_attributes(model: Any) -> dict[str, str | int]:
