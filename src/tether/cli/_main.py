@@ -91,16 +91,23 @@ def _split_debug(argv: Sequence[str]) -> tuple[list[str], bool]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `tether` command; returns the exit status.
 
-    Run as the process's own command line (`argv` None), the interpreter's last garbage
-    collection is skipped at exit: it would walk every object the imports made (pydantic's
-    schemas above all), ~15% of a `tether chat -p` run, to free memory the exit frees
-    anyway. Exit handlers, thread joins and buffer flushes still run.
+    Run as the process's own command line (`argv` None), the garbage collector stays off
+    while the subcommands (and with them the agent machinery) are imported, and what they
+    made is then frozen out of every later collection; the interpreter's last collection
+    at exit is skipped too. Both walked every object the imports made (pydantic's schemas
+    above all), ~20% of a `tether chat -p` run, to find no garbage. Exit handlers, thread
+    joins and buffer flushes still run.
     """
     if argv is None:
+        gc.disable()
         atexit.register(gc.freeze)  # objects frozen by now are left out of the final pass
     configure_logging()  # TETHER_LOG=debug|info|warning|error: the tether logs go to stderr
     words, debug = _split_debug(sys.argv[1:] if argv is None else argv)
-    args = build_parser().parse_args(words)
+    parser = build_parser()
+    if argv is None:
+        gc.freeze()
+        gc.enable()
+    args = parser.parse_args(words)
     args.debug = debug
     try:
         status = int(_handler(args)(args))
