@@ -66,9 +66,12 @@ def redact(text: str) -> str:
     for secret in sorted(_secrets, key=len, reverse=True) if _secrets else ():
         if secret in text:
             text = text.replace(secret, _HIDDEN)
-    if "sk-" in text or "AIza" in text or "earer" in text:
+    lowered = text.lower()  # the patterns need one of these words: most texts have none
+    if "sk-" in text or "AIza" in text or "bearer" in lowered:
         text = _SHAPES.sub(_HIDDEN, text)
-    return _ASSIGNED.sub(lambda m: f"{m.group(1)}{m.group(2)}{_HIDDEN}", text)
+    if "key" in lowered or "token" in lowered or "secret" in lowered or "password" in lowered:
+        return _ASSIGNED.sub(lambda m: f"{m.group(1)}{m.group(2)}{_HIDDEN}", text)
+    return text
 
 
 def get_logger(name: str = "") -> logging.Logger:

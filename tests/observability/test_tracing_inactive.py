@@ -35,6 +35,39 @@ def test_no_provider_means_no_hooks_and_no_state_written() -> None:
     assert out.stdout.strip() == "inactive"
 
 
+_LATE_PROVIDER = """
+import asyncio
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from tether.agent import Agent
+from tether.message import AssistantMsg, UserMsg
+from tether.middleware import TracingMiddleware
+from tether.model import ScriptedChatModel
+
+middleware = TracingMiddleware()
+model = ScriptedChatModel([AssistantMsg("a", "one"), AssistantMsg("a", "two")])
+agent = Agent(name="bot", system_prompt="p", model=model, middlewares=[middleware])
+first = asyncio.run(agent.reply(UserMsg("user", "hi")))
+assert not middleware.is_active and "trace" not in first.metadata
+exporter = InMemorySpanExporter()
+provider = TracerProvider()
+provider.add_span_processor(SimpleSpanProcessor(exporter))
+trace.set_tracer_provider(provider)  # after the agent was built and has replied
+assert middleware.is_active
+second = asyncio.run(agent.reply(UserMsg("user", "again")))
+spans = exporter.get_finished_spans()
+print(sorted(s.name for s in spans), "trace" in second.metadata)
+"""
+
+
+def test_a_provider_set_after_the_agent_is_built_traces_the_next_reply() -> None:
+    out = subprocess.run([sys.executable, "-c", _LATE_PROVIDER], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "['chat scripted', 'invoke_agent bot'] True"
+
+
 def test_an_active_tracer_does_not_make_reply_build_every_event(telemetry) -> None:
     middleware = telemetry.middleware()
     assert middleware.is_active and overrides(middleware, "on_reply")

@@ -61,26 +61,30 @@ def _toolkit(workdir: Path) -> Toolkit:
     return Toolkit(tools=[word_count, list_notes, save_note])
 
 
-SCRIPT = [
-    AssistantMsg(
-        "assistant",
-        [
-            ThinkingBlock(thinking="Count the words and look at existing notes, both at once."),
-            call("word_count", {"text": "tether keeps agents honest"}),
-            call("list_notes"),
-        ],
-    ),
-    AssistantMsg(
-        "assistant",
-        [
-            TextBlock(text="Four words and no notes yet. Saving it."),
-            call("save_note", {"name": "motto", "text": "tether keeps agents honest"}),
-        ],
-    ),
-    AssistantMsg("assistant", "Saved `motto.md`."),
-    AssistantMsg("assistant", [call("save_note", {"name": "second", "text": "rules persist"})]),
-    AssistantMsg("assistant", "Saved `second.md` without asking: you allowed `save_note` earlier."),
-]
+def _script() -> list[AssistantMsg]:
+    """The model's turns (built when the demo runs: `tether chat` starts without them)."""
+    return [
+        AssistantMsg(
+            "assistant",
+            [
+                ThinkingBlock(thinking="Count the words and look at existing notes, both at once."),
+                call("word_count", {"text": "tether keeps agents honest"}),
+                call("list_notes"),
+            ],
+        ),
+        AssistantMsg(
+            "assistant",
+            [
+                TextBlock(text="Four words and no notes yet. Saving it."),
+                call("save_note", {"name": "motto", "text": "tether keeps agents honest"}),
+            ],
+        ),
+        AssistantMsg("assistant", "Saved `motto.md`."),
+        AssistantMsg("assistant", [call("save_note", {"name": "second", "text": "rules persist"})]),
+        AssistantMsg(
+            "assistant", "Saved `second.md` without asking: you allowed `save_note` earlier."
+        ),
+    ]
 
 
 async def _storage(db: str | None) -> Any:
@@ -111,7 +115,7 @@ async def run_demo(db: str | None = None, workdir: str | None = None) -> int:
     console = Console()
     render = EventRenderer(console)
     folder = _prepare(workdir)
-    model = ScriptedChatModel(SCRIPT, name="scripted-demo")
+    model = ScriptedChatModel(_script(), name="scripted-demo")
     toolkit = _toolkit(folder)
 
     def agent_for(state: AgentState) -> Agent:

@@ -13,10 +13,11 @@ from collections.abc import Callable, Mapping
 from types import ModuleType
 
 from opentelemetry import metrics
+from opentelemetry import trace as trace_internal
 from opentelemetry.metrics import _internal as metrics_internal
 from opentelemetry.util.types import AttributeValue
 
-__all__ = ["Instruments", "ProviderSwitch", "metrics_switch"]
+__all__ = ["Instruments", "ProviderSwitch", "env_provider", "metrics_switch", "no_global"]
 
 Attributes = Mapping[str, AttributeValue]
 
@@ -46,7 +47,7 @@ class ProviderSwitch:
         self._fixed = given is not None
         self._on = given is not None and not self._is_inert(given)
         # A provider named by environment variable is made on the API's first use.
-        self._from_env = _env_provider()
+        self._from_env = env_provider()
 
     def _is_inert(self, provider: object) -> bool:
         return isinstance(provider, self._inert) or type(provider).__name__.startswith("_Proxy")
@@ -62,7 +63,20 @@ class ProviderSwitch:
         return self._on
 
 
-def _env_provider() -> bool:
+def no_global() -> bool:
+    """Whether no global tracer or meter provider is set yet.
+
+    One look at each API global (private, hence `getattr`: `None` until one is set), so a
+    provider set later is seen by the next hook that asks.
+    """
+    return (
+        getattr(trace_internal, "_TRACER_PROVIDER", True) is None
+        and getattr(metrics_internal, "_METER_PROVIDER", True) is None
+    )
+
+
+def env_provider() -> bool:
+    """Whether an environment variable names a provider (made on the API's first use)."""
     return "OTEL_PYTHON_TRACER_PROVIDER" in os.environ or "OTEL_PYTHON_METER_PROVIDER" in os.environ
 
 

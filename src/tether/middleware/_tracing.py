@@ -36,7 +36,13 @@ from tether.middleware._calls import (
     PermissionCall,
     ReplyCall,
 )
-from tether.middleware._metrics import Instruments, ProviderSwitch, metrics_switch
+from tether.middleware._metrics import (
+    Instruments,
+    ProviderSwitch,
+    env_provider,
+    metrics_switch,
+    no_global,
+)
 from tether.middleware._tracing_model import ModelWatch, request_content
 from tether.middleware._tracing_parts import (
     END,
@@ -50,7 +56,6 @@ from tether.middleware._tracing_parts import (
     result_text,
     resume_of,
     server_attributes,
-    step_in,
     tool_attributes,
 )
 
@@ -64,6 +69,8 @@ _PAUSE_KINDS = {
 _reply_log = get_logger("reply")
 _model_log = get_logger("model")
 _tool_log = get_logger("tool")
+_permission_log = get_logger("permission")  # (`getLogger` takes the logging lock: once)
+_attach, _detach = otel_context.attach, otel_context.detach
 
 
 class TracingMiddleware(MiddlewareBase):
@@ -100,6 +107,10 @@ class TracingMiddleware(MiddlewareBase):
             (trace.ProxyTracerProvider, trace.NoOpTracerProvider),
         )
         self._metrics_on = metrics_switch(meter_provider)
+        # Neither provider given nor named by env: only the API globals can turn it on.
+        self._globals_only = (
+            tracer_provider is None and meter_provider is None and not (env_provider())
+        )
         self._tracer = trace.get_tracer("tether", __version__, tracer_provider=tracer_provider)
         self._metrics = Instruments(meter_provider, __version__)
         self.capture_content = capture_content
@@ -109,7 +120,9 @@ class TracingMiddleware(MiddlewareBase):
 
     @property
     def is_active(self) -> bool:
-        """Whether spans, metrics or logs go anywhere now."""
+        """Whether spans, metrics or logs go anywhere now (asked at every hook: cheap)."""
+        if self._globals_only and no_global():  # the common "nothing set up": one look each
+            return _reply_log.isEnabledFor(logging.INFO)
         return self._tracing_on() or self._metrics_on() or _reply_log.isEnabledFor(logging.INFO)
 
     @property
@@ -126,10 +139,17 @@ class TracingMiddleware(MiddlewareBase):
     ) -> AsyncIterator[Any]:
         """Run the reply inside its `invoke_agent` span, attached only while it steps."""
         reply = self._open_reply(call)
-        stream = call_next(call)
+        stream, context = call_next(call), reply.context
         failure: BaseException | None = None
         try:
-            while (event := await step_in(stream, reply.context)) is not END:
+            while True:  # the span is current while the loop steps, never across `yield`
+                token = _attach(context)
+                try:
+                    event = await anext(stream, END)
+                finally:
+                    _detach(token)
+                if event is END:
+                    break
                 self._observe(reply, event)
                 yield event
         except GeneratorExit:
@@ -226,6 +246,8 @@ class TracingMiddleware(MiddlewareBase):
             if reply.outcome == "error":
                 record_error(span, failure)
         ending: dict[str, Any] = {"tether.reply.outcome": reply.outcome}
+        if reply.reply_id:
+            ending["tether.reply.id"] = reply.reply_id
         if reply.pause_kinds:
             ending["tether.pause.kind"] = sorted(set(reply.pause_kinds))
         if reply.plugins:
@@ -281,7 +303,14 @@ class TracingMiddleware(MiddlewareBase):
         stream = call_next(call)
         failure: BaseException | None = None
         try:
-            while (item := await step_in(stream, span_context)) is not END:
+            while True:  # as in `on_reply`: current while the model streams, not across yields
+                token = _attach(span_context)
+                try:
+                    item = await anext(stream, END)
+                finally:
+                    _detach(token)
+                if item is END:
+                    break
                 watch.see(item, span, self._metrics, base)
                 yield item
         except BaseException as exc:
@@ -308,6 +337,8 @@ class TracingMiddleware(MiddlewareBase):
         self._metrics.model_call(metric_attributes, seconds, tokens, cost)
         if reply is not None:
             reply.add_usage(tokens, cost)
+        if not _model_log.isEnabledFor(logging.DEBUG):
+            return
         record(
             _model_log,
             logging.DEBUG,
@@ -328,7 +359,8 @@ class TracingMiddleware(MiddlewareBase):
     ) -> Any:
         """Count the decision; a denied call gets its (zero-length) `execute_tool` span."""
         decision = await call_next(call)
-        behavior, reason = str(decision.behavior), redact(decision.reason or "")
+        behavior = str(decision.behavior)
+        reason = redact(decision.reason) if decision.reason else ""
         name, call_id = call.tool_call.name, call.tool_call.id
         self._metrics.count(
             "permission_decisions",
@@ -336,7 +368,7 @@ class TracingMiddleware(MiddlewareBase):
         )
         reply = current_reply()
         record(
-            get_logger("permission"),
+            _permission_log,
             logging.INFO if behavior != "allow" else logging.DEBUG,
             f"permission {behavior}",
             reply_id=reply.reply_id if reply else call.reply_id,
@@ -396,7 +428,14 @@ class TracingMiddleware(MiddlewareBase):
         stream = call_next(call)
         failure: BaseException | None = None
         try:
-            while (event := await step_in(stream, span_context)) is not END:
+            while True:  # as in `on_reply`: current while the tool runs, not across yields
+                token = _attach(span_context)
+                try:
+                    event = await anext(stream, END)
+                finally:
+                    _detach(token)
+                if event is END:
+                    break
                 if getattr(event, "type", None) == "tool_result_end" and (
                     event.block_id == tool_call.id
                 ):
@@ -411,16 +450,17 @@ class TracingMiddleware(MiddlewareBase):
             if capture and result is not None:
                 span.set_attribute("gen_ai.tool.call.result", result_text(result))
             self._end_tool_span(span, result, tool_call.name, time.perf_counter() - started)
-            record(
-                _tool_log,
-                logging.DEBUG,
-                "tool call ended",
-                reply_id=reply.reply_id if reply else call.reply_id,
-                tool=tool_call.name,
-                tool_call_id=tool_call.id,
-                decision=decision[0] or None,
-                outcome=str(result.state) if result is not None else "unfinished",
-            )
+            if _tool_log.isEnabledFor(logging.DEBUG):
+                record(
+                    _tool_log,
+                    logging.DEBUG,
+                    "tool call ended",
+                    reply_id=reply.reply_id if reply else call.reply_id,
+                    tool=tool_call.name,
+                    tool_call_id=tool_call.id,
+                    decision=decision[0] or None,
+                    outcome=str(result.state) if result is not None else "unfinished",
+                )
 
     def _end_tool_span(
         self, span: trace.Span, result: Any, name: str, seconds: float | None

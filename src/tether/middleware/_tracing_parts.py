@@ -8,7 +8,6 @@ itself is only imported when `TracingMiddleware` is first asked for).
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from functools import cache
 from types import SimpleNamespace
@@ -38,7 +37,6 @@ __all__ = [
     "provider_name",
     "result_text",
     "server_attributes",
-    "step_in",
     "tool_attributes",
 ]
 
@@ -48,7 +46,7 @@ TRACE_METADATA = "trace"
 """The reply `Msg` metadata key holding the trace and span ids of its latest span."""
 
 END: Any = object()
-"""What `step_in` returns once the stream is over."""
+"""What `anext(stream, END)` returns once the stream is over."""
 
 _PROVIDERS = {
     "OpenAI": "openai",
@@ -84,21 +82,6 @@ def loop_types() -> SimpleNamespace:
     )
 
 
-async def step_in(stream: AsyncIterator[Any], context: otel_context.Context) -> Any:
-    """The stream's next item, computed with `context` attached (detached before returning).
-
-    Attaching around each step, never across a `yield`, keeps the span current for the
-    work the step does (and the tasks it starts) without leaking it into the caller.
-    """
-    token = otel_context.attach(context)
-    try:
-        return await anext(stream)
-    except StopAsyncIteration:
-        return END
-    finally:
-        otel_context.detach(token)
-
-
 def provider_name(model: Any, override: str | None) -> str:
     """`gen_ai.provider.name` for a tether model: the conventions' value where one exists."""
     if override:
@@ -106,7 +89,15 @@ def provider_name(model: Any, override: str | None) -> str:
     base_url = getattr(model, "base_url", None) or ""
     if isinstance(base_url, str) and "deepseek" in base_url:
         return "deepseek"
-    return _PROVIDERS.get(getattr(type(model), "provider", ""), "_OTHER")
+    cls = type(model)
+    name = _provider_names.get(cls)
+    if name is None:  # once per model class: a failed class attribute lookup is slow
+        name = _provider_names[cls] = _PROVIDERS.get(getattr(cls, "provider", ""), "_OTHER")
+    return name
+
+
+_provider_names: dict[type, str] = {}
+"""The conventions' provider name of each model class seen."""
 
 
 def server_attributes(model: Any) -> dict[str, str | int]:
@@ -206,8 +197,7 @@ class ReplyTrace:
         cursor = getattr(state, "reply", None)
         if cursor is None:
             return
-        self.reply_id = cursor.reply_id
-        self.span.set_attribute("tether.reply.id", self.reply_id)
+        self.reply_id = cursor.reply_id  # an attribute of the span when it ends
         span_context = self.span.get_span_context()
         msg = state.reply_msg() if span_context.is_valid else None
         if msg is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from types import MappingProxyType
 
 from tether.message import ChatUsage
@@ -83,10 +84,16 @@ def reset_prices() -> None:
     _overrides.clear()
 
 
+@lru_cache(maxsize=256)
+def _undated(name: str) -> str:
+    """`name` without a date or `-latest` suffix (looked up for every model call: cached)."""
+    return _SUFFIX.sub("", name)
+
+
 def price_for(model: str) -> ModelPrice | None:
     """The price of `model`: an override, a shipped price, or that of its undated name."""
     name = model.removeprefix("models/")  # Gemini's resource names
-    for candidate in (name, _SUFFIX.sub("", name)):
+    for candidate in (name, _undated(name)):
         if candidate in _overrides:
             return _overrides[candidate]
         if candidate in DEFAULT_PRICES:

@@ -48,6 +48,7 @@ def test_json_reports_denied_calls_and_the_session(home, project, script) -> Non
     assert result["num_iters"] == 2
     assert result["stop_reason"] == "stop"
     assert result["usage"] == {"input_tokens": 0, "output_tokens": 0}
+    assert result["total_cost_usd"] is None  # the scripted model has no price
     assert result["denied"] == [{"name": "Bash", "input": {"command": "touch x.txt"}}]
     assert not (project / "x.txt").exists()
     assert (home / "tether" / "sessions.db").exists()

@@ -15,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "model_providers"))
 
 from provider_replay import ReplayServer
 from provider_wire import openai_reply
+from test_chat_headless import chat
 
 
 @pytest.fixture
@@ -71,6 +72,9 @@ def test_openai_streaming_tool_calls_ask_then_always(
     term.prompt_ready(3)
     term.type("/cost")
     term.wait_for("input tokens:  5100")
+    # 5100 input and 80 output tokens at gpt-4o's shipped $2.50 / $10.00 per million
+    screen = term.wait_for(r"gpt-4o: \$2\.50 input / \$10\.00 output per million tokens")
+    assert "cost:          $0.01355" in screen
     assert term.leave() == 0
     server.assert_done()
     assert (project / "first.txt").exists() and (project / "second.txt").exists()
@@ -78,3 +82,16 @@ def test_openai_streaming_tool_calls_ask_then_always(
     tool_turn = [m for m in second["messages"] if m["role"] == "tool"]
     assert tool_turn and tool_turn[0]["tool_call_id"] == "call_1"
     assert second["stream"] is True
+
+
+def test_headless_json_reports_what_the_run_cost(home, project, server: ReplayServer) -> None:
+    server.add(openai_reply([("text", "Hi."), ("usage", 1000, 100)]))
+    done = chat(
+        home, project, "-p", "hi", "--model", "openai:gpt-4o", "--output-format", "json",
+        OPENAI_BASE_URL=server.url + "/v1", OPENAI_API_KEY="sk-test",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["usage"] == {"input_tokens": 1000, "output_tokens": 100}
+    assert result["total_cost_usd"] == pytest.approx(1000 * 2.5e-6 + 100 * 10e-6)
+    server.assert_done()

@@ -83,6 +83,8 @@ def test_help_cost_model_and_unknown_command(terminal, script) -> None:
     term.prompt_ready(2)
     term.type("/cost")
     term.wait_for("output tokens: 0")
+    screen = term.wait_for(r"no price for 'scripted:script\d*\.\w+'")
+    assert "cost:          unknown" in screen  # never a made-up $0
     term.prompt_ready(3)
     term.type("/model nowhere:thing")
     term.wait_for("unknown model provider 'nowhere'")

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -113,6 +112,8 @@ def load_settings(cwd: Path, config_file: str | None = None) -> ChatSettings:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    import tomllib  # only when there is a config file: most starts have none
+
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

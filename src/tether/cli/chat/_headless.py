@@ -80,6 +80,7 @@ async def run_headless(chat: Chat, prompt: str, output_format: str) -> int:
             "input_tokens": usage.input_tokens - before.input_tokens,
             "output_tokens": usage.output_tokens - before.output_tokens,
         },
+        "total_cost_usd": _spent(before.cost, usage.cost),
         "num_iters": run.num_iters,
         "is_error": error is not None,
         "stop_reason": "error" if error is not None else (run.stop_reason or "stop"),
@@ -87,6 +88,13 @@ async def run_headless(chat: Chat, prompt: str, output_format: str) -> int:
     }
     _print(output_format, result, text, error)
     return 1 if error is not None else 0
+
+
+def _spent(before: float | None, after: float | None) -> float | None:
+    """What this run cost (`None`: no call had a price)."""
+    if after is None:
+        return None
+    return after - (before or 0.0)
 
 
 def _final_text(msg: Msg | None) -> str:

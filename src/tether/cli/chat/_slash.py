@@ -140,7 +140,7 @@ COMMANDS: dict[str, tuple[str, Handler]] = {
     "plugins": ("plugins, awake or asleep, and rounds left", _plugins),
     "mcp": ("MCP servers and their tools", _mcp),
     "model": ("show or switch the model: /model PROVIDER:NAME", _model),
-    "cost": ("tokens used so far in this session", _cost),
+    "cost": ("tokens used so far in this session, and their cost", _cost),
     "resume": ("pick a saved session of this folder", _resume),
     "exit": ("leave (Ctrl+D does too)", _exit),
 }

@@ -7,6 +7,7 @@ from pathlib import Path
 from tether.cli.chat._chat import Chat
 from tether.context import estimate_block_tokens, estimate_text_tokens
 from tether.message import TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
+from tether.model import price_for
 
 __all__ = [
     "context_lines",
@@ -68,14 +69,40 @@ async def context_lines(chat: Chat) -> list[str]:
 
 
 def cost_lines(chat: Chat) -> list[str]:
-    """The session's token usage as the providers reported it."""
+    """The session's tokens as the providers reported them, and what they cost.
+
+    The cost is the state's running total of each model call's cost (from the price
+    table, `tether.model.price_for`); calls of a model without a price add nothing, and a
+    session with none priced says so rather than show $0.
+    """
     usage = chat.agent.state.usage
-    return [
+    lines = [
         f"input tokens:  {usage.input_tokens}",
         f"output tokens: {usage.output_tokens}",
         f"cache read:    {usage.cache_read_tokens}",
         f"cache write:   {usage.cache_write_tokens}",
+        f"cost:          {_usd(usage.cost) if usage.cost is not None else 'unknown'}",
     ]
+    model = chat.agent.model.model_name
+    price = price_for(model)
+    if price is None:
+        lines.append(
+            f"  no price for {model_label(model)!r} (set one with `tether.model.set_price`)"
+        )
+        return lines
+    cached = f", cached input ${price.cached_input:.2f}" if price.cached_input is not None else ""
+    dated = f", as of {price.as_of}" if price.as_of else ""
+    lines.append(
+        f"  {model}: ${price.input:.2f} input / ${price.output:.2f} output per million "
+        f"tokens{cached}{dated}"
+    )
+    return lines
+
+
+def _usd(value: float) -> str:
+    if value >= 1 or value == 0:
+        return f"${value:,.2f}"
+    return f"${value:.6f}".rstrip("0")
 
 
 async def mcp_lines(chat: Chat) -> list[str]:
