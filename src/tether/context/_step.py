@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from tether.context._compress import CompressionRequest, compress_context
 from tether.context._config import ContextConfig
-from tether.message import HintBlock, Msg, SystemMsg, TextBlock, detached
+from tether.message import ContentBlock, HintBlock, Msg, SystemMsg, TextBlock, detached
 from tether.middleware import CompressCall, SystemPromptCall, chain_awaitable, overrides
 
 if TYPE_CHECKING:
@@ -109,8 +109,24 @@ def request_messages(state: AgentState, system_prompt: str, hint: str | None) ->
         if in_progress and not content:
             messages.pop()
         else:
-            messages[-1] = last.model_copy(update={"content": content})
+            messages[-1] = _with_content(last, content)
     return messages
+
+
+_new, _set = object.__new__, object.__setattr__
+
+
+def _with_content(msg: Msg, content: list[ContentBlock]) -> Msg:
+    """`msg.model_copy(update={"content": content})` by hand, in two thirds of its time."""
+    values = msg.__dict__.copy()
+    values["content"] = content
+    new = _new(type(msg))
+    _set(new, "__dict__", values)
+    _set(new, "__pydantic_fields_set__", msg.__pydantic_fields_set__ | {"content"})
+    extra, private = msg.__pydantic_extra__, msg.__pydantic_private__
+    _set(new, "__pydantic_extra__", None if extra is None else dict(extra))
+    _set(new, "__pydantic_private__", None if private is None else dict(private))
+    return new
 
 
 @lru_cache(maxsize=64)
