@@ -151,15 +151,18 @@ def main() -> None:
         return
     trees = [t.split("=", 1) for t in args.tree] or [["this", str(HERE.parent / "src")]]
     floor = per_reply(trees[0][1], "floor", args.few, args.many)
-    print(f"instructions per reply (runs of {args.many} minus runs of {args.few} replies)")
-    print(f"floor (hand-written loop): {floor / 1e6:.3f} M")
+    print(
+        f"instructions per reply (runs of {args.many} minus runs of {args.few} replies)", flush=True
+    )
+    print(f"floor (hand-written loop): {floor / 1e6:.3f} M", flush=True)
     print(f"{'tree':<16} {'reply()':>10} {'× floor':>8} {'reply_stream()':>15} {'× floor':>8}")
     for label, src in trees:
         reply = per_reply(src, "reply", args.few, args.many)
         stream = per_reply(src, "stream", args.few, args.many)
         print(
             f"{label:<16} {reply / 1e6:>8.3f} M {reply / floor:>7.2f}× "
-            f"{stream / 1e6:>13.3f} M {stream / floor:>7.2f}×"
+            f"{stream / 1e6:>13.3f} M {stream / floor:>7.2f}×",
+            flush=True,  # a row as soon as it is measured (the run takes minutes)
         )
 
 
