@@ -5,11 +5,14 @@ runs the reply workload of `loop_overhead.py` (a zero-latency model, two tool ca
 final text, empty context) under `valgrind --tool=cachegrind` twice, with a few and with
 many replies, and the difference divided by the extra replies is the instructions one
 reply costs (start-up, imports and warm-up cancel out). Cases: `reply()`, `reply_stream()`
-with every event consumed, and the hand-written floor (`_floor.py`).
+with every event consumed, the hand-written floor (`_floor.py`) and, with `--checkpoint`,
+`reply()` with a no-op checkpoint (the save points' own cost; trees from before
+checkpoints existed cannot run it).
 
 Several source trees can be compared in one run (the same session, the same load):
 
     python benchmarks/loop_instructions.py [--tree LABEL=SRC_DIR ...] [--few 100 --many 600]
+        [--checkpoint]
 
 `SRC_DIR` is a folder holding the `tether` package (default: this checkout's `src`). The
 workload uses only API that the issue-14 base (`fc2b7d3`) already had, so an older tree
@@ -28,25 +31,29 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-CASES = ("reply", "stream", "floor")
+CASES = ("reply", "stream", "floor", "checkpoint")
+
+
+def _floor_workload(replies: int) -> None:
+    """`replies` replies of the hand-written floor."""
+    sys.path.insert(0, str(HERE))
+    import _floor
+
+    async def floor() -> None:
+        messages: list[dict[str, Any]] = []
+        await _floor.reply(messages, "go")  # warm up
+        del messages[:]
+        for _ in range(replies):
+            await _floor.reply(messages, "go")
+            del messages[:]
+
+    asyncio.run(floor())
 
 
 def _workload(case: str, replies: int) -> None:
     """Run `replies` replies of one case (inside valgrind); imports happen here."""
-    sys.path.insert(0, str(HERE))
-    import _floor
-
     if case == "floor":
-
-        async def floor() -> None:
-            messages: list[dict[str, Any]] = []
-            await _floor.reply(messages, "go")  # warm up
-            del messages[:]
-            for _ in range(replies):
-                await _floor.reply(messages, "go")
-                del messages[:]
-
-        asyncio.run(floor())
+        _floor_workload(replies)
         return
 
     from tether.agent import Agent
@@ -89,10 +96,15 @@ def _workload(case: str, replies: int) -> None:
         toolkit=Toolkit(tools=[add, echo]),
     )
 
+    async def noop(state: Any) -> None:
+        return None
+
     async def one() -> None:
         if case == "stream":
             async for _event in agent.reply_stream(UserMsg("user", "go")):
                 pass
+        elif case == "checkpoint":  # a no-op checkpoint: the save points' own cost
+            await agent.reply(UserMsg("user", "go"), checkpoint=noop)
         else:
             await agent.reply(UserMsg("user", "go"))
         del agent.state.context[:]
@@ -144,6 +156,9 @@ def main() -> None:
     parser.add_argument("--tree", action="append", default=[], metavar="LABEL=SRC_DIR")
     parser.add_argument("--few", type=int, default=100)
     parser.add_argument("--many", type=int, default=600)
+    parser.add_argument(
+        "--checkpoint", action="store_true", help="also reply() with a no-op checkpoint"
+    )
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -155,15 +170,21 @@ def main() -> None:
         f"instructions per reply (runs of {args.many} minus runs of {args.few} replies)", flush=True
     )
     print(f"floor (hand-written loop): {floor / 1e6:.3f} M", flush=True)
-    print(f"{'tree':<16} {'reply()':>10} {'× floor':>8} {'reply_stream()':>15} {'× floor':>8}")
+    extra = f" {'checkpointed':>13} {'× floor':>8}" if args.checkpoint else ""
+    print(
+        f"{'tree':<16} {'reply()':>10} {'× floor':>8} {'reply_stream()':>15} {'× floor':>8}{extra}"
+    )
     for label, src in trees:
         reply = per_reply(src, "reply", args.few, args.many)
         stream = per_reply(src, "stream", args.few, args.many)
-        print(
+        row = (
             f"{label:<16} {reply / 1e6:>8.3f} M {reply / floor:>7.2f}× "
-            f"{stream / 1e6:>13.3f} M {stream / floor:>7.2f}×",
-            flush=True,  # a row as soon as it is measured (the run takes minutes)
+            f"{stream / 1e6:>13.3f} M {stream / floor:>7.2f}×"
         )
+        if args.checkpoint:
+            saved = per_reply(src, "checkpoint", args.few, args.many)
+            row += f" {saved / 1e6:>11.3f} M {saved / floor:>7.2f}×"
+        print(row, flush=True)  # a row as soon as it is measured (the run takes minutes)
 
 
 if __name__ == "__main__":
