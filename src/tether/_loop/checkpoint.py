@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from tether.message import ContentBlock, Msg, detached
+from tether.message import Msg, detached
 from tether.state import AgentState
 
 __all__ = ["Snapshot", "restore", "snapshot"]
@@ -30,10 +30,6 @@ class Snapshot:
     reply_msg: Msg | None
     original: Msg | None
     head: dict[str, Any]
-    sources: dict[str, Any]
-    """The state's own value of each `head` entry (what its copy was taken from)."""
-    blocks: list[tuple[ContentBlock, ContentBlock]]
-    """The reply's blocks as (the state's block, its copy in `reply_msg`)."""
 
 
 _ATOMS = (str, int, float, bool, type(None))
@@ -57,55 +53,15 @@ def _copy(value: Any) -> Any:
     return copy.deepcopy(value)
 
 
-def snapshot(state: AgentState, previous: Snapshot | None = None) -> Snapshot:
-    """Keep `state` as it is now.
-
-    A value still the same object as at the `previous` save point and equal to its copy
-    there is not copied again: that copy is shared (copies are only ever handed back by
-    `restore`, which ends the run). Comparing costs about half of copying.
-    """
-    head, sources = {}, {}
-    for name in _HEAD:
-        value = sources[name] = getattr(state, name)
-        if previous is not None and previous.sources[name] is value:
-            kept = previous.head[name]
-            head[name] = kept if _unchanged(kept, value) else _copy(value)
-        else:
-            head[name] = _copy(value)
+def snapshot(state: AgentState) -> Snapshot:
+    """Keep `state` as it is now."""
     msg = state.reply_msg()
-    blocks: list[tuple[ContentBlock, ContentBlock]] = []
-    copied = None
-    if msg is not None:
-        before = previous.blocks if previous is not None and previous.original is msg else []
-        for i, block in enumerate(msg.content):
-            if i < len(before) and before[i][0] is block and _unchanged(before[i][1], block):
-                blocks.append(before[i])
-            else:
-                blocks.append((block, detached(block)))
-        copied = _with_blocks(msg, [c for _, c in blocks])
     return Snapshot(
         context=list(state.context),
-        reply_msg=copied,
+        reply_msg=detached(msg) if msg is not None else None,
         original=msg,
-        head=head,
-        sources=sources,
-        blocks=blocks,
+        head={name: _copy(getattr(state, name)) for name in _HEAD},
     )
-
-
-def _unchanged(kept: Any, value: Any) -> bool:
-    """Whether the copy `kept` still equals `value` (a model's set fields included)."""
-    if isinstance(value, BaseModel):
-        return bool(kept == value) and kept.model_fields_set == value.model_fields_set
-    return bool(kept == value)
-
-
-def _with_blocks(msg: Msg, content: list[ContentBlock]) -> Msg:
-    """`detached(msg)` with `content` (copies already made) as its content."""
-    copied = detached(msg.model_copy(update={"content": []}))
-    object.__setattr__(copied, "__pydantic_fields_set__", set(msg.model_fields_set))
-    copied.__dict__["content"] = content
-    return copied
 
 
 def restore(state: AgentState, kept: Snapshot) -> None:

@@ -83,7 +83,7 @@ class Run:
     def start(self) -> None:
         """Keep the state as loaded: a checkpoint failing before any succeeded rolls back here."""
         if self.checkpoint is not None:
-            self.saved = snapshot(self.state, self.saved)
+            self.saved = snapshot(self.state)
 
     async def save(self) -> None:
         """A save point: await the checkpoint; if it raises, the reply stops here."""
@@ -94,7 +94,7 @@ class Run:
         except Exception:
             self.failed = True
             raise
-        self.saved = snapshot(self.state, self.saved)
+        self.saved = snapshot(self.state)
 
     def roll_back(self) -> None:
         """After a failed checkpoint: the state as it was at the last successful one."""
