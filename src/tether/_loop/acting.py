@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from functools import partial
-from typing import Any
+from typing import Any, TypeGuard
 
 from tether._loop.batch import (
     Finished,
     Outcome,
     call_arguments,
+    cannot_emit,
     interrupt_unfinished,
     open_batch,
     run_batch,
@@ -63,18 +64,48 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
             for call, _, _ in to_run:
                 call.state = ToolCallState.RUNNING
             await run.save()  # the claim: a racing worker's save fails before its tool runs
-            running = run_batch(to_run, partial(_events, run))
+            lone = _lone_call(run, to_run)
+            running = (
+                run_batch(to_run, partial(_events, run))
+                if lone is None
+                else _events(run, *to_run[0], None, Outcome())
+            )
             try:
                 async for item in running:
                     if isinstance(item, Finished):
                         await run.commit_and_save(item.call, item.result)
-                    else:
-                        yield item
+                        continue
+                    if lone is not None and _settles(item, lone):
+                        await run.commit_and_save(lone, item.tool_result)
+                    yield item
             except BaseException:  # stopped: close the batch now (its lone call's too)
                 await close_stream(running)
                 raise
             finally:
                 await interrupt_unfinished([c for c, _, _ in to_run], run.commit)
+
+
+def _lone_call(
+    run: Run, to_run: list[tuple[ToolCallBlock, ToolBase, dict[str, Any] | None]]
+) -> ToolCallBlock | None:
+    """The batch's one call when nothing stands between its tool and the loop, else None.
+
+    A lone tool that cannot emit runs inline and no `on_acting` hook can drop or rewrite
+    its result event, so that event's result is the call's: the loop reads `run_tool`'s
+    stream itself (no `run_batch` layer, no `Finished` values).
+    """
+    if len(to_run) != 1 or has_hook(run.agent.middlewares, "on_acting"):
+        return None
+    return to_run[0][0] if cannot_emit(to_run[0][1]) else None
+
+
+def _settles(event: AgentEvent, call: ToolCallBlock) -> TypeGuard[ToolResultEndEvent]:
+    """`event` is the first result event of `call` (the one committed)."""
+    return (
+        isinstance(event, ToolResultEndEvent)
+        and event.block_id == call.id
+        and call.state is not ToolCallState.FINISHED
+    )
 
 
 async def _check(

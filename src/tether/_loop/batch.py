@@ -33,6 +33,7 @@ __all__ = [
     "Outcome",
     "Start",
     "call_arguments",
+    "cannot_emit",
     "interrupt_unfinished",
     "open_batch",
     "parse_call",
@@ -123,7 +124,7 @@ async def interrupt_unfinished(
     return results
 
 
-def _cannot_emit(tool: ToolBase) -> bool:
+def cannot_emit(tool: ToolBase) -> bool:
     # A function tool without a ToolContext parameter has no way to emit events, so it
     # can run inline; anything else runs behind a queue so its events stream live.
     return isinstance(tool, FunctionTool) and not tool.takes_context
@@ -136,7 +137,7 @@ def run_batch(
 
     A call without a `Finished` (an error, a cancellation) is the caller's to settle.
     """
-    if len(calls) == 1 and _cannot_emit(calls[0][1]):  # inline: no task, no queue
+    if len(calls) == 1 and cannot_emit(calls[0][1]):  # inline: no task, no queue
         return _one(*calls[0], start, None)
     return _merged(calls, start)
 
