@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from import_graph import build, cycles
+from import_graph import build, cycles, parse
 
 SRC = Path(__file__).parent.parent / "src" / "tether"
 LEAVES = [
@@ -51,7 +51,7 @@ GROUND = ["message", "permission", "middleware", "credential", "shell"]
 
 def runtime_imports(path: Path) -> list[str]:
     """Module-level imports, skipping `if TYPE_CHECKING:` blocks."""
-    tree = ast.parse(path.read_text())
+    tree = parse(path)
     found: list[str] = []
     for node in tree.body:
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.dump(node.test):
@@ -89,7 +89,7 @@ def test_ground_level_packages_import_nothing_above_them() -> None:
     offenders = []
     for pkg in GROUND:
         for path in (SRC / pkg).rglob("*.py"):
-            tree = ast.parse(path.read_text())
+            tree = parse(path)
             for node in tree.body:  # module level only; lazy imports inside functions are allowed
                 if (
                     isinstance(node, ast.ImportFrom)
@@ -102,7 +102,7 @@ def test_ground_level_packages_import_nothing_above_them() -> None:
 
 def test_tool_does_not_import_mcp_skill_or_plugin_at_module_level() -> None:
     for path in (SRC / "tool").glob("_*.py"):
-        tree = ast.parse(path.read_text())
+        tree = parse(path)
         for node in tree.body:
             if isinstance(node, ast.ImportFrom) and node.module:
                 assert not node.module.startswith(

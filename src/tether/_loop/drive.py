@@ -135,7 +135,7 @@ async def finish(run: Run) -> list[AgentEvent]:
     events: list[AgentEvent] = []
     for source in agent.toolkit.sources:
         events += await source.on_reply_end(state, reply_id)
-    structured = state.reply is not None and state.reply.structured_schema is not None
+    structured = state.reply is not None and state.reply.structured_json_schema is not None
     await close_reply(state, run.commit)
     await run.save()
     if (

@@ -38,7 +38,7 @@ STRUCTURED_FINAL_HINT = f"{_NO_STEPS_LEFT} {STRUCTURED_HINT}"
 def _steering(run: Run, action: Reason) -> tuple[ToolChoice, str | None]:
     """The step's tool choice and hint: a forced final step may only give the answer."""
     if action.forced_final:
-        if run.cursor.structured_schema is not None:
+        if run.cursor.structured_json_schema is not None:
             return NamedToolChoice(STRUCTURED_TOOL), STRUCTURED_FINAL_HINT
         return "none", FORCED_FINAL_HINT
     if run.cursor.structured_reminder:
@@ -76,7 +76,7 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
         messages=request_messages(state, system_prompt, hint),
         tools=tools,
         tool_choice=tool_choice,
-        structured_json_schema=run.cursor.structured_schema,
+        structured_json_schema=run.cursor.structured_json_schema,
     )
     if run.announces(EventType.MODEL_CALL_START):
         yield ModelCallStartEvent(reply_id=reply_id, model_name=agent.model.model_name)

@@ -94,7 +94,7 @@ async def start_reply(
     state.add_message(AssistantMsg(name=name, content=[], id=reply_id))
     state.reply = ReplyCursor(
         reply_id=reply_id,
-        structured_schema=(
+        structured_json_schema=(
             structured_model.model_json_schema() if structured_model is not None else None
         ),
     )
@@ -135,7 +135,7 @@ def commit_step(
     cursor, msg = state.reply, state.reply_msg()
     assert cursor is not None and msg is not None, "no reply in progress"
     if forced_final:  # only a structured answer may still be given as a call
-        structured = cursor.structured_schema is not None
+        structured = cursor.structured_json_schema is not None
         blocks = [
             b
             for b in blocks
@@ -150,7 +150,7 @@ def commit_step(
     cursor.iteration += 1
     if any(isinstance(b, ToolCallBlock) for b in blocks):
         return
-    if cursor.structured_schema is not None and "structured_output" not in msg.metadata:
+    if cursor.structured_json_schema is not None and "structured_output" not in msg.metadata:
         if not forced_final and not cursor.structured_reminder:
             cursor.structured_reminder = True  # one more step, forced to call the tool
             return

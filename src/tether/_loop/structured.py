@@ -73,7 +73,7 @@ async def reply_view(
 ) -> ToolkitView:
     """The tools of one step, plus the per-reply structured-output tool if asked for."""
     view = await toolkit.view(state, with_prompt=with_prompt)
-    schema = state.reply.structured_schema if state.reply is not None else None
+    schema = state.reply.structured_json_schema if state.reply is not None else None
     if schema is None:
         return view
     return with_structured_tool(view, STRUCTURED_TOOL, structured_model, schema)
