@@ -18,8 +18,14 @@ from tether.event import (
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
-from tether.message import ChatUsage, ContentBlock, TextBlock, ThinkingBlock, ToolCallBlock
-from tether.message._copy import detached
+from tether.message import (
+    ChatUsage,
+    ContentBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    detached,
+)
 from tether.model._pricing import cost
 from tether.model._types import (
     ChatResponse,

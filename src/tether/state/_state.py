@@ -20,7 +20,7 @@ from pydantic import (
 )
 
 from tether._ids import new_id
-from tether.context._estimate import (
+from tether.context import (
     estimate_block_tokens,
     estimate_msg_tokens,
     estimate_text_tokens,
