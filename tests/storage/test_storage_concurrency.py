@@ -61,7 +61,7 @@ async def test_sqlite_cancelled_write_is_old_or_new(
         state.add_message(UserMsg("user", "new"))
         state.summary = "new summary"
         new = snapshot(state)
-        pool = storage._pool
+        pool = storage._file._pool
         assert pool is not None
         gate = threading.Event()
         if when == "queued":  # the thread is busy: the write waits in its queue

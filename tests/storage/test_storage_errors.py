@@ -204,7 +204,7 @@ async def test_a_closed_storage_says_so_and_does_not_reconnect(backend: Backend)
             await call()
     assert await backend.raw() == before
     if isinstance(storage, SQLiteStorage):
-        assert storage._db is None
+        assert storage._file._db is None
     await storage.close()  # still idempotent
     async with storage:  # opening it again explicitly is allowed
         assert await storage.update_session_state(U, A, S, state) == 2

@@ -58,7 +58,7 @@ async def test_methods_open_the_storage_on_first_use(tmp_path: Path) -> None:
 async def test_a_reply_touches_the_same_rows_at_any_length(tmp_path: Path, messages: int) -> None:
     async with SQLiteStorage(tmp_path / "s.db") as storage:
         state = (await storage.upsert_session(U, A, S, state=rich_state(messages))).state
-        db = storage._db
+        db = storage._file._db
         assert db is not None
         before = db.total_changes
         state.add_message(UserMsg("user", "next question"))

@@ -15,9 +15,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from pathlib import Path
 from typing import TypeVar
 
 from tether.app.storage._events import (
@@ -29,13 +27,13 @@ from tether.app.storage._events import (
     LogKey,
     busy,
 )
+from tether.app.storage._sqlite_file import SQLiteFile
 from tether.errors import LeaseLostError, StorageUnavailableError
 
 __all__ = ["SQLiteEventLog"]
 
 _T = TypeVar("_T")
 _POLL = 0.25  # seconds between looks at the file for writers in other processes
-_CHECKPOINT_EVERY = 200  # inline commits between two WAL checkpoints (on the thread)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tether_event_heads (
@@ -68,10 +66,7 @@ class SQLiteEventLog(EventLogBase):
     def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = 5.0) -> None:
         self.path = os.fspath(path)
         self.busy_timeout = busy_timeout
-        self._db: sqlite3.Connection | None = None  # on the thread: waits for locks
-        self._inline: sqlite3.Connection | None = None  # on the loop: never waits
-        self._pool: ThreadPoolExecutor | None = None
-        self._commits = 0  # inline commits since the last checkpoint
+        self._file = SQLiteFile(self.path, busy_timeout, "tether-events", self._unavailable)
         self._signals: dict[LogKey, asyncio.Event] = {}
         self._last: dict[LogKey, int] = {}  # last seq this process wrote, per session
         self._held: dict[LogKey, int] = {}  # leases this process holds: key -> token
@@ -81,41 +76,12 @@ class SQLiteEventLog(EventLogBase):
 
     async def open(self) -> None:
         """Open the file and create the tables (idempotent)."""
-        if self._db is not None:
-            return
-        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tether-events")
-        loop = asyncio.get_running_loop()
-        try:
-            db = await loop.run_in_executor(pool, self._connect, self.busy_timeout)
-            # One in-memory database is one connection: it has no other process to wait for.
-            inline = db if self.path == ":memory:" else self._connect(0.0)
-        except sqlite3.Error as exc:
-            pool.shutdown(wait=False)
-            raise self._unavailable(exc) from exc
-        if inline is not db:
-            inline.execute("PRAGMA wal_autocheckpoint = 0")  # the thread checkpoints
-        self._db, self._inline, self._pool = db, inline, pool
-
-    def _connect(self, timeout: float) -> sqlite3.Connection:
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(
-            self.path, isolation_level=None, check_same_thread=False, timeout=timeout
-        )
-        db.execute("PRAGMA journal_mode = WAL")
-        db.execute("PRAGMA synchronous = NORMAL")
-        db.executescript(_SCHEMA)
-        return db
+        if not self._file.is_open:
+            await self._file.open(_set_up)
 
     async def close(self) -> None:
         """Close the file (idempotent)."""
-        db, inline, pool = self._db, self._inline, self._pool
-        self._db, self._inline, self._pool = None, None, None
-        if inline is not None and inline is not db:
-            inline.close()
-        if db is not None and pool is not None:
-            await asyncio.get_running_loop().run_in_executor(pool, db.close)
-            pool.shutdown(wait=False)
+        await self._file.close()
 
     def _unavailable(self, exc: BaseException) -> StorageUnavailableError:
         return StorageUnavailableError(
@@ -124,33 +90,10 @@ class SQLiteEventLog(EventLogBase):
         )
 
     async def _call(self, fn: Callable[[sqlite3.Connection], _T], *, write: bool = True) -> _T:
-        """Run `fn` in one transaction: here, or on the thread if another process locks the file."""
-        if self._inline is None:
+        """Run `fn` in one transaction (see `SQLiteFile.run`), opening the file if needed."""
+        if not self._file.is_open:
             await self.open()
-        inline, db, pool = self._inline, self._db, self._pool
-        assert inline is not None and db is not None and pool is not None
-        try:
-            result = _transact(inline, fn, write)
-        except sqlite3.OperationalError as exc:
-            if inline is db or not _is_locked(exc):
-                raise self._unavailable(exc) from exc
-        except sqlite3.Error as exc:
-            raise self._unavailable(exc) from exc
-        else:
-            if write:
-                self._after_commit(pool, db)
-            return result
-        try:  # locked by another process: wait for it on the thread
-            return await asyncio.get_running_loop().run_in_executor(pool, _transact, db, fn, write)
-        except sqlite3.Error as exc:
-            raise self._unavailable(exc) from exc
-
-    def _after_commit(self, pool: ThreadPoolExecutor, db: sqlite3.Connection) -> None:
-        """Every `_CHECKPOINT_EVERY` inline commits, checkpoint the WAL on the thread."""
-        self._commits += 1
-        if self._commits >= _CHECKPOINT_EVERY and db is not self._inline:
-            self._commits = 0
-            pool.submit(_checkpoint, db)  # its outcome is not awaited: the next one retries
+        return await self._file.run(fn, write=write)
 
     def _signal(self, key: LogKey, seq: int | None = None) -> None:
         if seq is None:
@@ -388,30 +331,7 @@ def _head(db: sqlite3.Connection, key: LogKey, cols: str) -> tuple[object, ...] 
     return None if row is None else tuple(row)
 
 
-def _transact(db: sqlite3.Connection, fn: Callable[[sqlite3.Connection], _T], write: bool) -> _T:
-    """`fn(db)` in one `BEGIN IMMEDIATE` transaction, rolled back if it raises.
-
-    A read is one statement: its own implicit transaction.
-    """
-    if not write:
-        return fn(db)
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        result = fn(db)
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
-    return result
-
-
-def _is_locked(exc: sqlite3.OperationalError) -> bool:
-    text = str(exc)
-    return "locked" in text or "busy" in text
-
-
-def _checkpoint(db: sqlite3.Connection) -> None:
-    try:
-        db.execute("PRAGMA wal_checkpoint(PASSIVE)")
-    except sqlite3.Error:
-        pass  # busy or closing: the next checkpoint catches up
+def _set_up(db: sqlite3.Connection) -> None:
+    """WAL mode and the tables, once per open (on the thread's connection)."""
+    db.execute("PRAGMA journal_mode = WAL")
+    db.executescript(_SCHEMA)

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import sqlite3
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from pathlib import Path
 from typing import Any, TypeVar
 
 from tether.app.storage._base import StorageBase, conflict, fenced, not_found, recreated
@@ -22,6 +19,7 @@ from tether.app.storage._record import (
     SessionVersion,
     StoredSession,
 )
+from tether.app.storage._sqlite_file import SQLiteFile
 from tether.errors import ConfigError, SessionCorruptedError, StorageUnavailableError
 
 __all__ = ["DEFAULT_SQLITE_PATH", "THREAD_NAME", "SQLiteStorage"]
@@ -109,10 +107,7 @@ class SQLiteStorage(StorageBase):
             )
         self.path = os.fspath(path)
         self.busy_timeout = busy_timeout
-        self._db: sqlite3.Connection | None = None  # on the loop: never waits for a lock
-        self._waiter: sqlite3.Connection | None = None  # on the thread: waits for locks
-        self._pool: ThreadPoolExecutor | None = None
-        self._commits = 0  # inline commits since the last WAL checkpoint
+        self._file = SQLiteFile(self.path, busy_timeout, THREAD_NAME, self._unavailable)
 
     def __repr__(self) -> str:
         return f"SQLiteStorage({self.path!r})"
@@ -121,46 +116,10 @@ class SQLiteStorage(StorageBase):
         return f"SQLite {self.path!r} row {key}"
 
     async def _open(self) -> None:
-        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=THREAD_NAME)
-        loop = asyncio.get_running_loop()
-        try:
-            waiter = await loop.run_in_executor(pool, self._connect_file)
-            # An in-memory database is one connection, and no other process can lock it.
-            db = waiter if self.path == ":memory:" else _connect(self.path, 0.0)
-        except BaseException as exc:
-            pool.shutdown(wait=False)  # no thread outlives a failed open
-            if isinstance(exc, OSError | sqlite3.Error):
-                raise self._unavailable(exc) from exc
-            raise
-        if db is not waiter:
-            db.execute("PRAGMA wal_autocheckpoint = 0")  # checkpoints run on the thread
-        self._db, self._waiter, self._pool = db, waiter, pool
-
-    def _connect_file(self) -> sqlite3.Connection:
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        db = _connect(self.path, self.busy_timeout)
-        try:
-            db.execute("PRAGMA journal_mode = WAL")
-            db.executescript(_SCHEMA)
-            columns = {row[1] for row in db.execute("PRAGMA table_info(tether_sessions)")}
-            if "fence" not in columns:  # a file written before fencing tokens
-                db.execute(_ADD_FENCE)
-        except BaseException:
-            db.close()
-            raise
-        return db
+        await self._file.open(_set_up)
 
     async def _close(self) -> None:
-        db, waiter, pool = self._db, self._waiter, self._pool
-        self._db, self._waiter, self._pool = None, None, None
-        if db is not None and db is not waiter:
-            db.close()
-        if pool is not None:
-            # After the transaction in flight, if any: the thread runs calls in order.
-            if waiter is not None:
-                await asyncio.get_running_loop().run_in_executor(pool, waiter.close)
-            pool.shutdown(wait=False)
+        await self._file.close()
 
     def _unavailable(self, exc: BaseException) -> StorageUnavailableError:
         return StorageUnavailableError(
@@ -170,36 +129,12 @@ class SQLiteStorage(StorageBase):
         )
 
     async def _transaction(self, fn: Callable[[sqlite3.Connection], _T], *, write: bool) -> _T:
-        """Run `fn` in one transaction (here, or on the thread if the file is locked).
-
-        On the thread the whole transaction runs there, so a caller cancelled while it
-        waits leaves it to commit or roll back, before the next call starts.
-        """
-        db, waiter, pool = self._db, self._waiter, self._pool
-        if db is None or waiter is None or pool is None:
+        """Run `fn` in one transaction (see `SQLiteFile.run`)."""
+        if not self._file.is_open:
             raise StorageUnavailableError(
                 f"{self!r} is closed; open it again with `async with storage:`"
             )
-        try:
-            result = _transact(db, fn, write)
-        except sqlite3.OperationalError as exc:
-            if db is waiter or not _is_locked(exc):
-                raise self._unavailable(exc) from exc
-        except sqlite3.Error as exc:
-            raise self._unavailable(exc) from exc
-        else:
-            if write and db is not waiter:
-                self._commits += 1
-                if self._commits >= _CHECKPOINT_EVERY:
-                    self._commits = 0
-                    pool.submit(_checkpoint, waiter)  # not awaited: the next one retries
-            return result
-        try:  # another process holds the lock: wait for it on the thread
-            return await asyncio.get_running_loop().run_in_executor(
-                pool, _transact, waiter, fn, write
-            )
-        except sqlite3.Error as exc:
-            raise self._unavailable(exc) from exc
+        return await self._file.run(fn, write=write)
 
     async def _fetch(self, key: SessionKey) -> StoredSession | None:
         return await self._transaction(partial(self._read, key=key), write=False)
@@ -293,7 +228,6 @@ class SQLiteStorage(StorageBase):
         return infos
 
 
-_CHECKPOINT_EVERY = 200  # inline commits between two WAL checkpoints (on the thread)
 _NO_FENCE = (0, 1 << 62)  # (raise the fence to, refuse above): an unfenced write
 
 
@@ -398,41 +332,13 @@ def _count(key: SessionKey, where: str, name: str, value: object) -> int:
     )
 
 
-def _connect(path: str, timeout: float) -> sqlite3.Connection:
-    db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=timeout)
-    db.execute("PRAGMA synchronous = NORMAL")
-    return db
-
-
-def _transact(db: sqlite3.Connection, fn: Callable[[sqlite3.Connection], _T], write: bool) -> _T:
-    """`fn(db)` in one transaction (`BEGIN IMMEDIATE` for a write), rolled back if it raises."""
-    db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-    try:
-        result = fn(db)
-    except BaseException:
-        _rollback(db)
-        raise
-    db.execute("COMMIT")
-    return result
-
-
-def _is_locked(exc: sqlite3.OperationalError) -> bool:
-    text = str(exc)
-    return "locked" in text or "busy" in text
-
-
-def _checkpoint(db: sqlite3.Connection) -> None:
-    try:
-        db.execute("PRAGMA wal_checkpoint(PASSIVE)")
-    except sqlite3.Error:
-        pass  # busy or closing: the next checkpoint catches up
-
-
-def _rollback(db: sqlite3.Connection) -> None:
-    try:
-        db.execute("ROLLBACK")
-    except sqlite3.Error:
-        pass  # no transaction is open: it failed to begin, or it committed
+def _set_up(db: sqlite3.Connection) -> None:
+    """WAL mode and the tables, once per open (on the thread's connection)."""
+    db.execute("PRAGMA journal_mode = WAL")
+    db.executescript(_SCHEMA)
+    columns = {row[1] for row in db.execute("PRAGMA table_info(tether_sessions)")}
+    if "fence" not in columns:  # a file written before fencing tokens
+        db.execute(_ADD_FENCE)
 
 
 def _ids(key: SessionKey) -> tuple[str, str, str]:
