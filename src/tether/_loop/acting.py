@@ -122,11 +122,6 @@ async def _check(
     """
     if tool is None:  # unknown, or its plugin fell asleep between pause and resume
         return error_result(call, view.unknown_tool_message(call.name, run.state))
-    if call.state is not ToolCallState.PENDING:  # confirmed (perhaps edited): checked again
-        answer = await _recheck(run, call, tool, args)
-        if answer is None and tool.is_external_tool:  # now the caller's to run
-            call.state = ToolCallState.SUBMITTED
-        return answer
     if isinstance(args, ArgumentError):
         return error_result(call, f"Error: {args}")
     check = PermissionCall(
@@ -137,6 +132,11 @@ async def _check(
         tool=tool,
         tool_input=args,
     )
+    if call.state is not ToolCallState.PENDING:  # confirmed (perhaps edited): checked again
+        answer = await _recheck(call, check)
+        if answer is None and tool.is_external_tool:  # now the caller's to run
+            call.state = ToolCallState.SUBMITTED
+        return answer
     return await check_tool_call(run.agent.middlewares, check)
 
 
@@ -147,27 +147,15 @@ async def _engine_decision(check: PermissionCall) -> PermissionDecision:
     )
 
 
-async def _recheck(
-    run: Run, call: ToolCallBlock, tool: ToolBase, args: dict[str, Any] | ArgumentError
-) -> ToolResultBlock | None:
+async def _recheck(call: ToolCallBlock, check: PermissionCall) -> ToolResultBlock | None:
     """A confirmed call is checked once more before it runs: a deny still wins.
 
     The user may have edited the call into one a deny rule, a sensitive path or the work
     dirs forbid (`ls /` → `rm victim.txt`); confirming never overrides a DENY. Any other
     decision stands confirmed.
     """
-    if isinstance(args, ArgumentError):
-        return error_result(call, f"Error: {args}")
-    check = PermissionCall(
-        agent=run.agent,
-        state=run.state,
-        reply_id=run.reply_id,
-        tool_call=call,
-        tool=tool,
-        tool_input=args,
-    )
     decision: PermissionDecision = await chain_awaitable(
-        run.agent.middlewares, "on_check_permission", check, _engine_decision
+        check.agent.middlewares, "on_check_permission", check, _engine_decision
     )
     if decision.behavior is not PermissionBehavior.DENY:
         return None
