@@ -58,42 +58,15 @@ def _workload(case: str, replies: int) -> None:
 
     from tether.agent import Agent
     from tether.message import UserMsg
-    from tether.model import ChatModelBase, ChatRequest, TextDelta, ToolCallDelta
-    from tether.tool import Toolkit, tool
 
-    @tool
-    async def add(a: int, b: int) -> int:
-        """Add two integers."""
-        return a + b
-
-    @tool
-    async def echo(text: str) -> str:
-        """Echo the text back."""
-        return text
-
-    calls = [
-        ToolCallDelta(index=0, id="c1", name="add", arguments='{"a": 1, "b": 2}'),
-        ToolCallDelta(index=1, id="c2", name="echo", arguments='{"text": "hi"}'),
-    ]
-    final = [TextDelta(text="The sum is 3 and the echo is hi.")]
-
-    class LoopModel(ChatModelBase):
-        def __init__(self) -> None:
-            super().__init__("bench", context_length=10_000_000)
-
-        async def stream(self, request: ChatRequest) -> Any:
-            last = request.messages[-1]
-            answered = last.role == "assistant" and any(
-                b.type == "tool_result" for b in last.content
-            )
-            for delta in final if answered else calls:
-                yield delta
+    sys.path.insert(0, str(HERE))
+    from _workload import LoopModel, toolkit
 
     agent = Agent(
         name="bench",
         system_prompt="You are fast.",
         model=LoopModel(),
-        toolkit=Toolkit(tools=[add, echo]),
+        toolkit=toolkit(),
     )
 
     async def noop(state: Any) -> None:

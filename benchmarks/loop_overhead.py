@@ -26,53 +26,15 @@ import tracemalloc
 from typing import Any
 
 import _floor
+from _workload import LoopModel, toolkit
 
 from tether.agent import Agent
 from tether.app.storage import RedisStorage, SQLiteStorage
 from tether.errors import StorageUnavailableError
 from tether.message import Msg, TextBlock, ToolCallBlock, UserMsg
-from tether.model import ChatModelBase, ChatRequest, TextDelta, ToolCallDelta
 from tether.state import AgentState, Checkpoint
-from tether.tool import Toolkit, tool
 
-
-@tool
-async def add(a: int, b: int) -> int:
-    """Add two integers."""
-    return a + b
-
-
-@tool
-async def echo(text: str) -> str:
-    """Echo the text back."""
-    return text
-
-
-_CALLS = [
-    ToolCallDelta(index=0, id="c1", name="add", arguments='{"a": 1, "b": 2}'),
-    ToolCallDelta(index=1, id="c2", name="echo", arguments='{"text": "hi"}'),
-]
-_FINAL = [TextDelta(text="The sum is 3 and the echo is hi.")]
-
-
-class LoopModel(ChatModelBase):
-    """Zero-latency model: tool calls on odd calls, final text on even ones."""
-
-    def __init__(self) -> None:
-        super().__init__("bench", context_length=10_000_000)
-
-    async def stream(self, request: ChatRequest) -> Any:
-        last = request.messages[-1]
-        answered = (
-            any(b.type == "tool_result" for b in last.content)
-            if last.role == "assistant"
-            else False
-        )
-        for delta in _FINAL if answered else _CALLS:
-            yield delta
-
-
-TOOLKIT = Toolkit(tools=[add, echo])
+TOOLKIT = toolkit()
 MODEL = LoopModel()
 
 
