@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ConfigDict, TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError
 
 from tether._json_depth import MAX_JSON_DEPTH, json_depth_exceeds
@@ -43,7 +43,7 @@ __all__ = [
 
 logger = logging.getLogger("tether.storage")
 _STATE = TypeAdapter(AgentState)
-_CONTEXT = TypeAdapter(list[Msg])
+_CONTEXT = TypeAdapter(list[Msg], config=ConfigDict(defer_build=True))
 _MSG = TypeAdapter(Msg)
 _NO_CONTEXT = {"context"}
 _UNSAVABLE = (PydanticSerializationError, ValidationError, StateVersionError)

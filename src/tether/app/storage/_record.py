@@ -25,7 +25,7 @@ __all__ = [
 class SessionRecord(BaseModel):
     """A stored session: its ids, its `AgentState`, its version and bookkeeping."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", use_attribute_docstrings=True)
 
     user_id: str
     """The user the session belongs to."""
@@ -48,7 +48,7 @@ class SessionRecord(BaseModel):
 class SessionInfo(BaseModel):
     """A session as `list_sessions` shows it: everything but the state itself."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", use_attribute_docstrings=True)
 
     user_id: str
     """The user the session belongs to."""
