@@ -21,6 +21,7 @@ from tether.permission import (
 )
 from tether.tool._base import ToolBase, ToolContext
 from tether.tool.builtin._common import permission_cwd
+from tether.tool.builtin._field_docs import field_docs
 from tether.tool.builtin._live import LiveOutput
 from tether.tool.builtin._process import filtered_environment, run_process
 from tether.tool.builtin._sandbox import SandboxBase
@@ -36,10 +37,11 @@ MAX_TIMEOUT_MS = 600_000
 _SCRIPT = 'trap \'pwd -P >&"$TETHER_FD" 2>/dev/null\' EXIT\neval "shift; $1"'
 
 
+@field_docs
 class BashInput(BaseModel):
     """Arguments of `Bash`."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     command: str
     """The bash command line to run."""

@@ -16,6 +16,7 @@ from tether.tool.builtin._common import (
     stale_reason,
     write_file,
 )
+from tether.tool.builtin._field_docs import field_docs
 from tether.tool.builtin._text import TextFile, encode_text, load_text, unencodable
 
 __all__ = ["Edit", "EditInput"]
@@ -23,10 +24,11 @@ __all__ = ["Edit", "EditInput"]
 _SNIPPET_CONTEXT = 3
 
 
+@field_docs
 class EditInput(BaseModel):
     """Arguments of `Edit`."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     file_path: str
     """Path of the file to change: absolute, or relative to the working directory."""

@@ -12,15 +12,17 @@ from pydantic import BaseModel, ConfigDict
 
 from tether.tool._base import ToolContext, ToolOutput
 from tether.tool.builtin._common import FileToolBase, error, resolve_path
+from tether.tool.builtin._field_docs import field_docs
 from tether.tool.builtin._globbing import compile_glob, literal_prefix, walk_files
 
 __all__ = ["Glob", "GlobInput"]
 
 
+@field_docs
 class GlobInput(BaseModel):
     """Arguments of `Glob`."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     pattern: str
     """Glob pattern matched against paths relative to `path`: `*` and `?` stay within one

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tether.permission import search_filter
 from tether.tool._base import ToolContext, ToolOutput
 from tether.tool.builtin._common import FileToolBase, error, resolve_path
+from tether.tool.builtin._field_docs import field_docs
 
 __all__ = ["Grep", "GrepInput", "find_ripgrep"]
 
@@ -44,10 +45,11 @@ def find_ripgrep() -> str | None:
     return shutil.which("rg")
 
 
+@field_docs
 class GrepInput(BaseModel):
     """Arguments of `Grep` (the short flags are the ripgrep/grep ones)."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     pattern: str
     """Regular expression to search for (Rust regex syntax, like ripgrep: escape literal

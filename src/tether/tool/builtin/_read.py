@@ -18,15 +18,17 @@ from pydantic import BaseModel, ConfigDict, Field
 from tether.message import Base64Source, DataBlock, TextBlock, ToolResultBlock
 from tether.tool._base import ToolContext, ToolOutput
 from tether.tool.builtin._common import FileToolBase, error, read_record, resolve_path
+from tether.tool.builtin._field_docs import field_docs
 from tether.tool.builtin._text import SNIFF_BYTES, sniff
 
 __all__ = ["Read", "ReadInput"]
 
 
+@field_docs
 class ReadInput(BaseModel):
     """Arguments of `Read`."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     file_path: str
     """Path of the file to read: absolute, or relative to the working directory."""

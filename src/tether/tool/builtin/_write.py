@@ -16,15 +16,17 @@ from tether.tool.builtin._common import (
     stale_reason,
     write_file,
 )
+from tether.tool.builtin._field_docs import field_docs
 from tether.tool.builtin._text import encode_text, load_text, unencodable
 
 __all__ = ["Write", "WriteInput"]
 
 
+@field_docs
 class WriteInput(BaseModel):
     """Arguments of `Write`."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     file_path: str
     """Path of the file to write: absolute, or relative to the working directory."""
