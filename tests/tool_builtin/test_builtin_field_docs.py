@@ -6,8 +6,8 @@ import pytest
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic._internal._docs_extraction import extract_docstrings_from_cls
 
+from tether._field_docs import field_docs
 from tether.tool.builtin import BashInput, EditInput, GlobInput, GrepInput, ReadInput, WriteInput
-from tether.tool.builtin._field_docs import field_docs
 
 INPUTS = [BashInput, EditInput, GlobInput, GrepInput, ReadInput, WriteInput]
 

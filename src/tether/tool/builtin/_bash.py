@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tether._field_docs import field_docs
 from tether.message import ToolResultBlock, ToolResultState
 from tether.permission import (
     PermissionBehavior,
@@ -21,7 +22,6 @@ from tether.permission import (
 )
 from tether.tool._base import ToolBase, ToolContext
 from tether.tool.builtin._common import permission_cwd
-from tether.tool.builtin._field_docs import field_docs
 from tether.tool.builtin._live import LiveOutput
 from tether.tool.builtin._process import filtered_environment, run_process
 from tether.tool.builtin._sandbox import SandboxBase

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict
 
+from tether._field_docs import field_docs
 from tether.tool._base import ToolContext, ToolOutput
 from tether.tool.builtin._common import FileToolBase, error, resolve_path
-from tether.tool.builtin._field_docs import field_docs
 from tether.tool.builtin._globbing import compile_glob, literal_prefix, walk_files
 
 __all__ = ["Glob", "GlobInput"]

@@ -17,10 +17,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tether._field_docs import field_docs
 from tether.permission import search_filter
 from tether.tool._base import ToolContext, ToolOutput
 from tether.tool.builtin._common import FileToolBase, error, resolve_path
-from tether.tool.builtin._field_docs import field_docs
 
 __all__ = ["Grep", "GrepInput", "find_ripgrep"]
 

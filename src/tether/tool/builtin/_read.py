@@ -15,10 +15,10 @@ from typing import IO, AnyStr, BinaryIO, Generic
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tether._field_docs import field_docs
 from tether.message import Base64Source, DataBlock, TextBlock, ToolResultBlock
 from tether.tool._base import ToolContext, ToolOutput
 from tether.tool.builtin._common import FileToolBase, error, read_record, resolve_path
-from tether.tool.builtin._field_docs import field_docs
 from tether.tool.builtin._text import SNIFF_BYTES, sniff
 
 __all__ = ["Read", "ReadInput"]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from tether._field_docs import field_docs
 from tether.tool._base import ToolContext, ToolOutput
 from tether.tool.builtin._common import (
     FileToolBase,
@@ -16,7 +17,6 @@ from tether.tool.builtin._common import (
     stale_reason,
     write_file,
 )
-from tether.tool.builtin._field_docs import field_docs
 from tether.tool.builtin._text import encode_text, load_text, unencodable
 
 __all__ = ["Write", "WriteInput"]

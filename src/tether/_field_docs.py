@@ -1,6 +1,6 @@
-"""`field_docs`: a field's attribute docstring becomes its description, the text the model reads.
+"""`field_docs`: each field's attribute docstring becomes its description (the schema text).
 
-It does what pydantic's `use_attribute_docstrings=True` does for these models, without its
+It does what pydantic's `use_attribute_docstrings=True` does for a deferred model, without its
 cost on Python < 3.13: there pydantic finds the class source by walking the call stack and
 calling `inspect.getmodule` on every frame (each rescans `sys.modules`), then tokenizes the
 class: ~6 M instructions per model, most of the built-in tools' import. Here the class is
