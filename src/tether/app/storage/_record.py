@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tether._field_docs import field_docs
 from tether.errors import SessionInputError
 from tether.state import AgentState
 
@@ -22,10 +23,11 @@ __all__ = [
 ]
 
 
+@field_docs
 class SessionRecord(BaseModel):
     """A stored session: its ids, its `AgentState`, its version and bookkeeping."""
 
-    model_config = ConfigDict(defer_build=True, extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     user_id: str
     """The user the session belongs to."""
@@ -45,10 +47,11 @@ class SessionRecord(BaseModel):
     """Free-form JSON data set with `upsert_session`."""
 
 
+@field_docs
 class SessionInfo(BaseModel):
     """A session as `list_sessions` shows it: everything but the state itself."""
 
-    model_config = ConfigDict(defer_build=True, extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     user_id: str
     """The user the session belongs to."""
