@@ -51,3 +51,12 @@ def test_a_model_whose_schema_is_built_is_refused():
 
     with pytest.raises(TypeError, match="defer_build"):
         field_docs(Built)
+
+
+def test_the_storage_records_use_it_too():
+    from tether.app.storage import SessionInfo, SessionRecord
+
+    for model in (SessionRecord, SessionInfo):
+        schema = model.model_json_schema(mode="serialization")
+        assert all(field.description for field in model.model_fields.values()), model
+        assert schema["properties"]["user_id"]["description"] == "The user the session belongs to."
