@@ -2,25 +2,32 @@
 
 Also the service's event logs and leases: `EventLogBase`, `SQLiteEventLog`, `RedisEventLog`.
 
-`RedisStorage` imports `redis` only when constructed.
+`RedisStorage` imports `redis` only when constructed. The names load on first use (module
+`__getattr__`, PEP 562): a chat on SQLite does not import the Redis backends or the event logs.
 """
 
-from tether.app.storage._base import StorageBase
-from tether.app.storage._events import ActiveRun, EventLogBase, Lease, LogEntry, LogItem, LogKey
-from tether.app.storage._events_redis import RedisEventLog
-from tether.app.storage._events_sqlite import SQLiteEventLog
-from tether.app.storage._record import (
-    SessionDelta,
-    SessionInfo,
-    SessionKey,
-    SessionRecord,
-    SessionUpsert,
-    SessionVersion,
-    StoredSession,
-)
-from tether.app.storage._redis import RedisStorage
-from tether.app.storage._sqlite import DEFAULT_SQLITE_PATH, SQLiteStorage
-from tether.errors import SessionInputError
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tether.app.storage._base import StorageBase
+    from tether.app.storage._events import ActiveRun, EventLogBase, Lease, LogEntry, LogItem, LogKey
+    from tether.app.storage._events_redis import RedisEventLog
+    from tether.app.storage._events_sqlite import SQLiteEventLog
+    from tether.app.storage._record import (
+        SessionDelta,
+        SessionInfo,
+        SessionKey,
+        SessionRecord,
+        SessionUpsert,
+        SessionVersion,
+        StoredSession,
+    )
+    from tether.app.storage._redis import RedisStorage
+    from tether.app.storage._sqlite import DEFAULT_SQLITE_PATH, SQLiteStorage
+    from tether.errors import SessionInputError
 
 __all__ = [
     "DEFAULT_SQLITE_PATH",
@@ -45,7 +52,43 @@ __all__ = [
     "StoredSession",
 ]
 
-for _name in __all__:
-    if _name not in ("DEFAULT_SQLITE_PATH", "SessionInputError"):  # the error lives in errors
-        globals()[_name].__module__ = __name__
-del _name
+_HOMES = {
+    "DEFAULT_SQLITE_PATH": "tether.app.storage._sqlite",
+    "ActiveRun": "tether.app.storage._events",
+    "EventLogBase": "tether.app.storage._events",
+    "Lease": "tether.app.storage._events",
+    "LogEntry": "tether.app.storage._events",
+    "LogItem": "tether.app.storage._events",
+    "LogKey": "tether.app.storage._events",
+    "RedisEventLog": "tether.app.storage._events_redis",
+    "RedisStorage": "tether.app.storage._redis",
+    "SQLiteEventLog": "tether.app.storage._events_sqlite",
+    "SQLiteStorage": "tether.app.storage._sqlite",
+    "SessionDelta": "tether.app.storage._record",
+    "SessionInfo": "tether.app.storage._record",
+    "SessionInputError": "tether.errors",
+    "SessionKey": "tether.app.storage._record",
+    "SessionRecord": "tether.app.storage._record",
+    "SessionUpsert": "tether.app.storage._record",
+    "SessionVersion": "tether.app.storage._record",
+    "StorageBase": "tether.app.storage._base",
+    "StoredSession": "tether.app.storage._record",
+}
+"""Where each name of `__all__` lives."""
+_OWN_MODULE = set(_HOMES) - {"DEFAULT_SQLITE_PATH", "SessionInputError"}
+"""Classes shown as `tether.app.storage.X` (the error lives in `tether.errors`)."""
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    if name in _OWN_MODULE:
+        value.__module__ = __name__
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
