@@ -7,6 +7,7 @@ import asyncio
 import sys
 from pathlib import Path
 
+from tether._schemas import build_schemas
 from tether.cli.chat._build import (
     ChatOptions,
     apply_permissions,
@@ -20,6 +21,7 @@ from tether.cli.chat._config import load_settings
 from tether.cli.chat._model import resolve_model
 from tether.cli.chat._sessions import SessionStore
 from tether.errors import ChatConfigError, ConfigError, StorageError
+from tether.message import AssistantMsg, SystemMsg, UserMsg
 from tether.state import AgentState
 
 __all__ = ["run_chat"]
@@ -72,6 +74,7 @@ async def _state(args: argparse.Namespace, store: SessionStore) -> AgentState | 
 
 
 async def _run(args: argparse.Namespace) -> int:
+    build_schemas(UserMsg, AssistantMsg, SystemMsg, AgentState)  # each once, innermost first
     headless = bool(args.headless) or not sys.stdin.isatty()
     options = _options(args, headless)
     prompt = _prompt(args, headless)
