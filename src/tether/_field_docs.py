@@ -12,7 +12,6 @@ from __future__ import annotations
 import ast
 import inspect
 import linecache
-import re
 import sys
 from typing import TypeVar
 
@@ -26,8 +25,10 @@ _M = TypeVar("_M", bound=BaseModel)
 def _class_lines(model: type[BaseModel]) -> list[str]:
     """The source lines of a top-level class: its `class` line to the next top-level line."""
     lines = linecache.getlines(sys.modules[model.__module__].__file__ or "")
-    header = re.compile(rf"class {model.__name__}\b")
-    start = next(i for i, line in enumerate(lines) if header.match(line))
+    header = f"class {model.__name__}"
+    start = next(
+        i for i, line in enumerate(lines) if line.startswith(header) and line[len(header)] in "(:"
+    )
     end = start + 1
     while end < len(lines) and (not lines[end].strip() or lines[end][0] in " \t"):
         end += 1
