@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
-from tether._ids import derived_block_id, new_id
 from tether.message._blocks import (
     ContentBlock,
     TextBlock,
@@ -16,6 +15,7 @@ from tether.message._blocks import (
     fresh_id,
     fresh_time,
 )
+from tether.message._compact import expand_message
 from tether.message._usage import ChatUsage
 from tether.message._validate import UNSET, check_role_args
 
@@ -74,17 +74,11 @@ class Msg(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _text_to_block(cls, data: Any) -> Any:
-        # A plain string is one TextBlock whose id is derived from the message's
-        # (`<msg id>.0`), so the state's JSON can store the string alone.
-        if type(data) is dict and type(data.get("content")) is str:
-            data = dict(data)
-            msg_id = data.get("id")
-            if msg_id is None:
-                data["id"] = msg_id = new_id()
-            block_id = derived_block_id(msg_id, 0) if isinstance(msg_id, str) else new_id()
-            data["content"] = [TextBlock(text=data["content"], id=block_id)]
-        return data
+    def _expand_compact(cls, data: Any, info: ValidationInfo) -> Any:
+        # The state's compact JSON form (`tether.message._compact`): a plain string is one
+        # TextBlock whose id is derived from the message's (`<msg id>.0`), a name equal to
+        # the role may be left out, a call may carry its result, ...
+        return expand_message(data, fresh=info.mode == "json")
 
     def __eq__(self, other: object) -> bool:
         # UserMsg/AssistantMsg/SystemMsg are Msg with a fixed role: equal by fields, so a

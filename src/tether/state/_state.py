@@ -13,9 +13,7 @@ from pydantic import (
     SerializationInfo,
     SerializerFunctionWrapHandler,
     ValidationError,
-    ValidationInfo,
     field_serializer,
-    field_validator,
     model_serializer,
 )
 
@@ -27,7 +25,7 @@ from tether.context import (
 )
 from tether.message import ChatUsage, ContentBlock, Msg
 from tether.permission import PermissionContext
-from tether.state._json import compact_context, compact_model, context_json, expand_context
+from tether.state._json import compact_context, compact_model, context_json
 from tether.state._light import lighten
 from tether.state._load import load_checked, parse_json
 from tether.state._migrate import SCHEMA_VERSION
@@ -132,11 +130,6 @@ class AgentState(BaseModel):
         lighten(self.permission_context)
         lighten(self.usage)
 
-    @field_validator("context", mode="before")
-    @classmethod
-    def _expand_context(cls, value: Any, info: ValidationInfo) -> Any:
-        return expand_context(value, fresh=info.mode == "json")
-
     @field_serializer("context", when_used="json")
     def _compact_context(self, context: list[Msg]) -> list[dict[str, Any]]:
         return compact_context(context)
@@ -164,7 +157,7 @@ class AgentState(BaseModel):
         return out
 
     def model_dump_json(self, **kwargs: Any) -> str:
-        """The state as compact JSON (schema version 2; the `tether.state` reference).
+        """The state as compact JSON (schema version 3; the `tether.state` reference).
 
         Without arguments each message is written by its compiled serialiser in one call
         and the results are joined; arguments (`indent`, `exclude`, ...) take pydantic's
