@@ -19,6 +19,7 @@ from tether.message import (
     ToolResultBlock,
     URLSource,
     UserMsg,
+    detached,
 )
 from tether.permission import PermissionRule
 from tether.state import AgentState
@@ -103,9 +104,45 @@ def test_a_new_message_at_a_reused_address_is_not_mistaken_for_the_old() -> None
         gc.collect()
 
 
-def test_the_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(state_json, "_MEMO_SIZE", 5)
+def test_the_memo_lives_and_goes_with_its_message() -> None:
     state = AgentState(context=[UserMsg("u", str(i)) for i in range(12)])
+    first = state.model_dump_json()
+    assert all(m._json_memo is not None for m in state.context)  # kept on the message
+    assert state.model_dump_json() == first
+    assert AgentState.model_validate_json(first) == state
+    assert not hasattr(state_json, "_MEMO")  # nothing global that could grow
+
+
+def test_a_copy_does_not_take_the_memo_of_its_original() -> None:
+    state = _state()
     state.model_dump_json()
-    assert len(state_json._MEMO) <= 5
+    copy = detached(state.context[0])
+    assert getattr(copy, "_json_memo", None) is None
+    copy.content[0].text = "changed"
+    assert json.loads(AgentState(context=[copy]).model_dump_json())["context"][0]["content"] == (
+        "changed"
+    )
+
+
+def test_a_block_swapped_for_an_equal_one_and_then_changed_is_seen() -> None:
+    state = _state()
+    state.model_dump_json()
+    twin = detached(state.context[1].content[0])
+    state.context[1].content[0] = twin
+    state.model_dump_json()
+    twin.text = "other"
+    assert AgentState.model_validate_json(state.model_dump_json()) == state
+
+
+def test_a_list_of_rules_or_output_blocks_changed_in_place_is_seen() -> None:
+    state = _state()
+    call = _call(state)
+    call.suggested_rules = [PermissionRule(tool_name="t")]
+    state.context[1].content.append(ToolResultBlock(id="c", name="t", output=[TextBlock(text="a")]))
+    state.model_dump_json()
+    call.suggested_rules.append(PermissionRule(tool_name="u"))  # (a rule itself is frozen)
+    out = state.context[1].tool_results[0].output
+    assert isinstance(out, list)
+    out[0].text = "b"
+    out.append(TextBlock(text="c"))
     assert AgentState.model_validate_json(state.model_dump_json()) == state

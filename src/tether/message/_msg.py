@@ -52,9 +52,12 @@ class Msg(BaseModel):
 
     # A slot, not a pydantic private attribute: those cost a dict per message, made on
     # every validation; this costs 8 bytes and nothing until the loop sets it.
-    __slots__ = ("_structured_output", "__weakref__")
+    # `_json_memo`: the state's JSON of this message and what it was written from (see
+    # `tether.state._json.message_json`); never copied.
+    __slots__ = ("_json_memo", "_structured_output", "__weakref__")
     if TYPE_CHECKING:
         _structured_output: BaseModel | None
+        _json_memo: Any
 
     @property
     def structured_output(self) -> BaseModel | None:

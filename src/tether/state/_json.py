@@ -26,7 +26,6 @@ from __future__ import annotations
 import enum
 import functools
 import json
-import weakref
 from typing import Any
 
 from pydantic import BaseModel
@@ -82,72 +81,108 @@ def message_json(msg: Msg) -> bytes:
     """One message in the compact JSON form (see the module docstring).
 
     A message that did not change since it was last written is not serialised again: its
-    JSON is kept with a snapshot of its values (by identity and equality), taken only of
-    messages whose containers are all empty or immutable, so any change shows (see
-    `_snapshot`).
+    JSON is kept on the message (a slot) with a snapshot of what it was written from (see
+    `_snapshot`), and checking that snapshot is a few C-level comparisons. This is what
+    makes a save of a long context cost the messages that changed (issue #17).
     """
-    snapshot = _snapshot(msg)
-    if snapshot is None:
-        return _message_json(msg)
-    key = id(msg)
-    entry = _MEMO.get(key)
-    if entry is not None and entry[0]() is msg and entry[1] == snapshot:
-        return entry[2]
+    memo: _Memo | None = getattr(msg, "_json_memo", None)
+    if memo is not None:
+        models, values, empties, filled, items, blocks, body = memo
+        if (
+            models[0] is msg
+            and tuple(msg.content) == blocks
+            and list(map(vars, models)) == values
+            and not any(empties)
+            and (not filled or [x if type(x) is dict else tuple(x) for x in filled] == items)
+        ):
+            return body
     body = _message_json(msg)
-    if len(_MEMO) >= _MEMO_SIZE:
-        _MEMO.clear()
-    _MEMO[key] = (weakref.ref(msg), snapshot, body)
+    snapshot = _snapshot(msg)
+    if snapshot is not None:
+        _set(msg, "_json_memo", (*snapshot, body))
+    elif memo is not None:
+        _set(msg, "_json_memo", None)
     return body
 
 
-_MEMO: dict[int, tuple[weakref.ref[Msg], tuple[Any, ...], bytes]] = {}
-"""id(msg) → (the message, the snapshot its JSON was written from, that JSON)."""
-_MEMO_SIZE = 8192
-"""Messages remembered at most (then the memo starts again): bounds its memory."""
+_Snapshot = tuple[
+    tuple[BaseModel, ...],
+    list[dict[str, Any]],
+    tuple[Any, ...],
+    tuple[Any, ...],
+    list[Any],
+    tuple[Any, ...],
+]
+_Memo = tuple[
+    tuple[BaseModel, ...],
+    list[dict[str, Any]],
+    tuple[Any, ...],
+    tuple[Any, ...],
+    list[Any],
+    tuple[Any, ...],
+    bytes,
+]
+"""`_snapshot` (the models its JSON was written from and copies of their values then, the
+lists and dicts they hold that were empty, those that were not and copies of their items
+then, the message's blocks then), and the JSON."""
+_set = object.__setattr__
 _ATOMS = frozenset({str, int, float, bool, type(None), ToolCallState, ToolResultState})
 
 
-def _snapshot(msg: Msg) -> tuple[Any, ...] | None:
-    """What the message's JSON is written from, or None if that can change unseen.
+def _snapshot(msg: Msg) -> _Snapshot | None:
+    """The objects the message's JSON is written from, or None if one can change unseen.
 
-    Values are compared by identity, then equality. A list or dict can change in place,
-    so only empty ones are allowed (one that fills up makes the next snapshot None);
-    nested models are taken apart the same way.
+    Every model (the message, its blocks, their nested models) is listed with a copy of its
+    values, and every list and dict they hold with a copy of its items; a later check
+    compares those copies (identity first, then equality) with what the objects hold
+    then. A dict may hold only atoms (a container in it could change in place unseen); a
+    list's items are listed themselves.
     """
-    head = _values(msg, "content")
-    if head is None:
+    models: list[BaseModel] = [msg]
+    containers: list[Any] = []
+    if not _walk(msg, models, containers, "content"):
         return None
-    parts: list[Any] = [head]
     for block in msg.content:
-        values = _values(block, None)
-        if values is None:
+        models.append(block)
+        if not _walk(block, models, containers, None):
             return None
-        parts.append(block)
-        parts.append(values)
-    return tuple(parts)
+    filled = tuple(c for c in containers if c)
+    return (
+        tuple(models),
+        [dict(m.__dict__) for m in models],
+        tuple(c for c in containers if not c),
+        filled,
+        [tuple(c) if type(c) is list else dict(c) for c in filled],
+        tuple(msg.content),
+    )
 
 
-def _values(model: BaseModel, skip: str | None) -> tuple[Any, ...] | None:
-    values: list[Any] = []
+def _walk(model: BaseModel, models: list[Any], containers: list[Any], skip: str | None) -> bool:
     for name, value in model.__dict__.items():
         kind = type(value)
         if kind in _ATOMS or name == skip:
-            values.append(value)
-        elif kind is dict or kind is list:
-            if value:
-                return None
-            values.append(value)
+            continue
+        if kind is dict:
+            if not all(type(v) in _ATOMS for v in value.values()):
+                return False
+            containers.append(value)
+        elif kind is list:
+            containers.append(value)
+            for item in value:
+                if type(item) in _ATOMS:
+                    continue
+                if not isinstance(item, BaseModel):
+                    return False
+                models.append(item)
+                if not _walk(item, models, containers, None):
+                    return False
         elif isinstance(value, BaseModel):
-            inner = _values(value, None)
-            if inner is None:
-                return None
-            values.append(value)
-            values.append(inner)
-        elif isinstance(value, enum.Enum):
-            values.append(value)
-        else:
-            return None
-    return tuple(values)
+            models.append(value)
+            if not _walk(value, models, containers, None):
+                return False
+        elif not isinstance(value, enum.Enum):
+            return False
+    return True
 
 
 def _message_json(msg: Msg) -> bytes:
@@ -230,6 +265,7 @@ def _with_calls(serializer: SchemaSerializer, msg: Msg, own_name: bool) -> bytes
 _TEXT_KEYS = {"type", "text"}
 
 
+@functools.lru_cache(maxsize=1024)  # a reply's message is written at each save point
 def _input_value(text: str) -> Any:
     """A call's input as a JSON object if reading that object back gives `text` exactly.
 
