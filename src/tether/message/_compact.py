@@ -22,6 +22,8 @@ from tether._ids import derived_block_id, new_id
 
 __all__ = ["expand_message"]
 
+_RESULT_KEYS = frozenset({"output", "state", "metadata"})
+
 _ID_BLOCKS = frozenset({"text", "thinking", "hint", "data"})
 """Block types whose id tether makes up (calls and results carry the provider's id)."""
 
@@ -125,7 +127,9 @@ def _result_of(call: dict[str, Any], value: Any) -> dict[str, Any]:
     """The flat tool result a call's folded `result` stands for."""
     result: dict[str, Any] = {"type": "tool_result", "id": call.get("id"), "name": call.get("name")}
     if type(value) is dict:
-        result.update(value)  # a bad key here is the result model's to refuse
+        if not value.keys() <= _RESULT_KEYS:  # the call's own fields say the rest
+            raise ValueError(f"a folded tool result holds only {sorted(_RESULT_KEYS)}")
+        result.update(value)
     else:
         result["output"] = value
     return result

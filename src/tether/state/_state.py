@@ -25,6 +25,7 @@ from tether.context import (
 )
 from tether.message import ChatUsage, ContentBlock, Msg
 from tether.permission import PermissionContext
+from tether.state._fastload import fast_validator
 from tether.state._json import compact_context, compact_model, context_json
 from tether.state._light import lighten
 from tether.state._load import load_checked, parse_json
@@ -189,12 +190,13 @@ class AgentState(BaseModel):
         """Parse JSON, then load it as `model_validate` does (raises only `StateError`).
 
         A state of the current schema version is parsed and validated in one compiled
-        pass (its parser refuses nesting deeper than 200 levels); anything else (older
-        versions, damaged data) takes the checked path, which migrates or explains.
+        pass of a schema of the compact form (`_fastload`; its parser refuses nesting
+        deeper than 200 levels); anything else (older versions, damaged data) takes the
+        checked path, which migrates or explains.
         """
         if not args and not kwargs:
             try:
-                state = cls.__pydantic_validator__.validate_json(json_data)
+                state = fast_validator(cls).validate_json(json_data)
             except (ValidationError, ValueError, TypeError):
                 pass
             else:
