@@ -19,6 +19,8 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import json.encoder
+from collections.abc import Callable
 from typing import Any
 
 from pydantic_core import SchemaValidator, core_schema
@@ -41,8 +43,23 @@ from tether.state._light import shared_fields_set
 
 __all__ = ["fast_validator"]
 
-_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
-"""`json.dumps(value, ensure_ascii=False)`: what `ToolCallBlock`'s `input` validator writes."""
+
+def _encoder() -> Callable[[Any], str]:
+    """`json.dumps(value, ensure_ascii=False)`: what `ToolCallBlock`'s `input` validator writes.
+
+    Its C encoder is made once (`json.dumps` makes one per call with these options).
+    """
+    encoder = json.JSONEncoder(ensure_ascii=False)
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return encoder.encode
+    encode = make(
+        None, encoder.default, json.encoder.encode_basestring, None, ": ", ", ", False, False, True
+    )
+    return lambda value: "".join(encode(value, 0))
+
+
+_ENCODE = _encoder()
 _new = object.__new__
 _set = object.__setattr__
 _ID_KINDS = frozenset({"text", "thinking", "hint", "data"})
