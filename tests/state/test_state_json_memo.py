@@ -146,3 +146,28 @@ def test_a_list_of_rules_or_output_blocks_changed_in_place_is_seen() -> None:
     out[0].text = "b"
     out.append(TextBlock(text="c"))
     assert AgentState.model_validate_json(state.model_dump_json()) == state
+
+
+def test_a_message_remembered_as_loaded_gives_its_stored_bytes_until_it_changes() -> None:
+    from tether.state import message_json, remember_message_json
+
+    state = _state()
+    stored = [message_json(m) for m in state.context]
+    loaded = AgentState.model_validate_json(state.model_dump_json())
+    old_form = b'{"name":"user","role":"user","id":"x","content":"hi"}'  # as an older writer
+    for msg, body in zip(loaded.context, [old_form, stored[1]], strict=True):
+        remember_message_json(msg, body)
+    assert message_json(loaded.context[0]) is old_form  # not serialised again
+    assert message_json(loaded.context[1]) is stored[1]
+    loaded.context[0].content[0].text = "changed"
+    assert json.loads(message_json(loaded.context[0]))["content"] == "changed"
+    assert message_json(loaded.context[1]) is stored[1]
+
+
+def test_a_wrong_value_assigned_unvalidated_is_still_written() -> None:
+    from tether.state import message_json
+
+    msg = UserMsg("user", "x")
+    msg.content = "a plain string"  # type: ignore[assignment]
+    assert json.loads(message_json(msg))["content"] == "a plain string"
+    assert json.loads(message_json("not a message")) == "not a message"  # type: ignore[arg-type]

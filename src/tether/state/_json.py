@@ -41,7 +41,13 @@ from tether.message import (
     ToolResultState,
 )
 
-__all__ = ["compact_context", "compact_model", "context_json", "message_json"]
+__all__ = [
+    "compact_context",
+    "compact_model",
+    "context_json",
+    "message_json",
+    "remember_message_json",
+]
 
 # Exclude sets for the serialiser (sets, as its signature asks; never changed).
 _ID: set[str] = {"id"}
@@ -85,6 +91,8 @@ def message_json(msg: Msg) -> bytes:
     `_snapshot`), and checking that snapshot is a few C-level comparisons. This is what
     makes a save of a long context cost the messages that changed (issue #17).
     """
+    if not isinstance(msg, Msg):  # an unvalidated assignment: written as pydantic would
+        return _msg_serializer().to_json(msg, warnings=False)
     memo: _Memo | None = getattr(msg, "_json_memo", None)
     if memo is not None:
         models, values, empties, filled, items, blocks, body = memo
@@ -96,13 +104,29 @@ def message_json(msg: Msg) -> bytes:
             and (not filled or [x if type(x) is dict else tuple(x) for x in filled] == items)
         ):
             return body
-    body = _message_json(msg)
+    try:
+        body = _message_json(msg)
+    except (AttributeError, TypeError):  # a value of the wrong type assigned unvalidated
+        return _msg_serializer().to_json(msg, exclude_defaults=True, warnings=False)
     snapshot = _snapshot(msg)
     if snapshot is not None:
         _set(msg, "_json_memo", (*snapshot, body))
     elif memo is not None:
         _set(msg, "_json_memo", None)
     return body
+
+
+def remember_message_json(msg: Msg, body: bytes) -> None:
+    """Record that `msg` was just read from `body` (its JSON in this form or an older one).
+
+    Until the message changes, `message_json` gives `body` back without serialising it: a
+    storage that loads a session and saves it again writes and compares only the messages
+    that changed since (issue #17). Call it right after loading, before anything can
+    change the message; a body in an older form stays as it was read until then.
+    """
+    snapshot = _snapshot(msg)
+    if snapshot is not None:
+        _set(msg, "_json_memo", (*snapshot, body))
 
 
 _Snapshot = tuple[
@@ -140,9 +164,11 @@ def _snapshot(msg: Msg) -> _Snapshot | None:
     """
     models: list[BaseModel] = [msg]
     containers: list[Any] = []
-    if not _walk(msg, models, containers, "content"):
+    if type(msg.content) is not list or not _walk(msg, models, containers, "content"):
         return None
     for block in msg.content:
+        if not isinstance(block, BaseModel):
+            return None
         models.append(block)
         if not _walk(block, models, containers, None):
             return None
