@@ -162,16 +162,35 @@ def _snapshot(msg: Msg) -> _Snapshot | None:
     then. A dict may hold only atoms (a container in it could change in place unseen); a
     list's items are listed themselves.
     """
-    models: list[BaseModel] = [msg]
-    containers: list[Any] = []
-    if type(msg.content) is not list or not _walk(msg, models, containers, "content"):
+    content = msg.content
+    if type(content) is not list:
         return None
-    for block in msg.content:
-        if not isinstance(block, BaseModel):
-            return None
-        models.append(block)
-        if not _walk(block, models, containers, None):
-            return None
+    models: list[Any] = [msg]
+    containers: list[Any] = []
+    atoms = _ATOMS
+    i = 0
+    while i < len(models):  # the message, its blocks, their nested models, breadth first
+        model = models[i]
+        i += 1
+        for value in model.__dict__.values():
+            kind = type(value)
+            if kind in atoms:
+                continue
+            if kind is list:
+                if value is not content:
+                    containers.append(value)
+                if not _list_models(value, models):
+                    return None
+            elif kind is dict:
+                if value:
+                    for item in value.values():
+                        if type(item) not in atoms:
+                            return None
+                containers.append(value)
+            elif isinstance(value, BaseModel):
+                models.append(value)
+            elif not isinstance(value, enum.Enum):
+                return None
     filled = tuple(c for c in containers if c)
     return (
         tuple(models),
@@ -179,35 +198,18 @@ def _snapshot(msg: Msg) -> _Snapshot | None:
         tuple(c for c in containers if not c),
         filled,
         [tuple(c) if type(c) is list else dict(c) for c in filled],
-        tuple(msg.content),
+        tuple(content),
     )
 
 
-def _walk(model: BaseModel, models: list[Any], containers: list[Any], skip: str | None) -> bool:
-    for name, value in model.__dict__.items():
-        kind = type(value)
-        if kind in _ATOMS or name == skip:
+def _list_models(items: list[Any], models: list[Any]) -> bool:
+    """Add a list's models to `models`; False if it holds something else but atoms."""
+    for item in items:
+        if type(item) in _ATOMS:
             continue
-        if kind is dict:
-            if not all(type(v) in _ATOMS for v in value.values()):
-                return False
-            containers.append(value)
-        elif kind is list:
-            containers.append(value)
-            for item in value:
-                if type(item) in _ATOMS:
-                    continue
-                if not isinstance(item, BaseModel):
-                    return False
-                models.append(item)
-                if not _walk(item, models, containers, None):
-                    return False
-        elif isinstance(value, BaseModel):
-            models.append(value)
-            if not _walk(value, models, containers, None):
-                return False
-        elif not isinstance(value, enum.Enum):
+        if not isinstance(item, BaseModel):
             return False
+        models.append(item)
     return True
 
 
