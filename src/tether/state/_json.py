@@ -33,12 +33,15 @@ from pydantic_core import SchemaSerializer, from_json, to_json
 
 from tether._ids import derived_block_id
 from tether.message import (
+    AssistantMsg,
     Msg,
+    SystemMsg,
     TextBlock,
     ToolCallBlock,
     ToolCallState,
     ToolResultBlock,
     ToolResultState,
+    UserMsg,
 )
 
 __all__ = [
@@ -91,7 +94,8 @@ def message_json(msg: Msg) -> bytes:
     `_snapshot`), and checking that snapshot is a few C-level comparisons. This is what
     makes a save of a long context cost the messages that changed (issue #17).
     """
-    if not isinstance(msg, Msg):  # an unvalidated assignment: written as pydantic would
+    if type(msg) not in _MSG_CLASSES and not isinstance(msg, Msg):  # (isinstance is slow)
+        # an unvalidated assignment: written as pydantic would
         return _msg_serializer().to_json(msg, warnings=False)
     memo: _Memo | None = getattr(msg, "_json_memo", None)
     if memo is not None:
@@ -150,6 +154,7 @@ _Memo = tuple[
 lists and dicts they hold that were empty, those that were not and copies of their items
 then, the message's blocks then), and the JSON."""
 _set = object.__setattr__
+_MSG_CLASSES = frozenset({Msg, UserMsg, AssistantMsg, SystemMsg})
 _ATOMS = frozenset({str, int, float, bool, type(None), ToolCallState, ToolResultState})
 
 
