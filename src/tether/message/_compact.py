@@ -28,7 +28,7 @@ _ID_BLOCKS = frozenset({"text", "thinking", "hint", "data"})
 """Block types whose id tether makes up (calls and results carry the provider's id)."""
 
 
-def expand_message(data: Any, *, fresh: bool) -> Any:
+def expand_message(data: Any, fresh: bool) -> Any:
     """A message's raw values with what the compact form left out put back.
 
     `fresh` values come straight from a JSON parser and are changed in place; others (a
@@ -38,8 +38,14 @@ def expand_message(data: Any, *, fresh: bool) -> Any:
     if type(data) is not dict:
         return data
     content = data.get("content")
-    if "name" in data and (type(content) is not str and (type(content) is not list or not content)):
-        return data  # the common constructor call: nothing to expand
+    if "name" in data and type(content) is not str:
+        if type(content) is not list or not content:
+            return data  # the common constructor call: nothing to expand
+        for block in content:
+            if type(block) is dict:
+                break
+        else:
+            return data  # blocks given as models: nothing was left out
     if not fresh:
         data = dict(data)
     if "name" not in data and type(role := data.get("role")) is str:

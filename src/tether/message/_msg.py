@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from tether.message._blocks import (
     ContentBlock,
@@ -77,11 +77,17 @@ class Msg(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _expand_compact(cls, data: Any, info: ValidationInfo) -> Any:
+    def _expand_compact(cls, data: Any) -> Any:
         # The state's compact JSON form (`tether.message._compact`): a plain string is one
         # TextBlock whose id is derived from the message's (`<msg id>.0`), a name equal to
-        # the role may be left out, a call may carry its result, ...
-        return expand_message(data, fresh=info.mode == "json")
+        # the role may be left out, a call may carry its result, ... (No `info` argument:
+        # it costs every construction; the caller's values are copied where changed.)
+        if type(data) is dict and type(data.get("content")) is list and "name" in data:
+            for block in data["content"]:
+                if type(block) is dict:
+                    return expand_message(data, False)
+            return data  # blocks given as models (the loop's own calls): nothing to put back
+        return expand_message(data, False)
 
     def __eq__(self, other: object) -> bool:
         # UserMsg/AssistantMsg/SystemMsg are Msg with a fixed role: equal by fields, so a
