@@ -196,10 +196,13 @@ def _snapshot(msg: Msg) -> _Snapshot | None:
                 models.append(value)
             elif not isinstance(value, enum.Enum):
                 return None
+    copies = list(map(dict, map(vars, models)))
+    if not any(containers):  # the usual case: every list and dict empty
+        return tuple(models), copies, tuple(containers), (), [], tuple(content)
     filled = tuple(c for c in containers if c)
     return (
         tuple(models),
-        [dict(m.__dict__) for m in models],
+        copies,
         tuple(c for c in containers if not c),
         filled,
         [tuple(c) if type(c) is list else dict(c) for c in filled],
