@@ -1,7 +1,9 @@
 """Session storage benchmark: SQLite and Redis, 10, 200 and 1,000 messages, 100 concurrent writers.
 
-Run: `PYTHONPATH=src .venv/bin/python benchmarks/storage.py` (needs `redis-server` on PATH;
-the benchmark starts its own on a free port, with AOF, in a temporary directory).
+Run: `PYTHONPATH=src .venv/bin/python benchmarks/storage.py [--messages 200] [--no-writers]`
+(needs `redis-server` on PATH; the benchmark starts its own on a free port, with AOF, in a
+temporary directory). `--messages` picks the session lengths (default 10, 200 and 1,000);
+`--no-writers` leaves out the 100-writer rows (for quick A/B runs of one length).
 
 Bytes per reply are measured where the bytes go:
 - SQLite: bytes this process passed to write() (`wchar` in /proc/self/io): WAL frames.
@@ -10,10 +12,13 @@ Bytes per reply are measured where the bytes go:
 that rewrites the whole state after every reply would write. "save + load" is one
 `update_session_state` plus one `get_session` of the session (p50 of each, added): what a
 stateless worker pays per request at that length (issue 20 tracks the 200-message row).
+The last column is the same in CPU time of this process (`time.process_time`, all its
+threads): on a loaded machine wall-clock medians swing severalfold, CPU time much less.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import shutil
 import socket
@@ -103,20 +108,22 @@ async def replies(storage: StorageBase, meter: Meter, n: int) -> dict[str, Any]:
     state = (await storage.upsert_session("u", "a", sid, state=rich_state(n))).state
     await meter.settle()
     payload = recording(storage)
-    latencies = []
+    latencies, update_cpu = [], []
     before = await meter.read()
     for i in range(REPLIES):
         state.add_message(UserMsg("user", f"question {i}: what changed in the deploy?"))
         state.add_message(AssistantMsg("agent", f"answer {i}: the config loader changed. " * 4))
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         await storage.update_session_state("u", "a", sid, state)
         latencies.append(time.perf_counter() - start)
+        update_cpu.append(time.process_time() - cpu)
     after = await meter.read()
-    gets = []
+    gets, get_cpu = [], []
     for _ in range(GETS):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         await storage.get_session("u", "a", sid)
         gets.append(time.perf_counter() - start)
+        get_cpu.append(time.process_time() - cpu)
     return {
         "update_p50": statistics.median(latencies) * 1000,
         "update_p95": sorted(latencies)[int(0.95 * len(latencies))] * 1000,
@@ -126,6 +133,9 @@ async def replies(storage: StorageBase, meter: Meter, n: int) -> dict[str, Any]:
         "full": len(state.model_dump_json()),
         "get_p50": statistics.median(gets) * 1000,
         "save_load": (statistics.median(latencies) + statistics.median(gets)) * 1000,
+        "save_load_cpu": (statistics.median(update_cpu) + statistics.median(get_cpu)) * 1000,
+        "update_cpu": statistics.median(update_cpu) * 1000,
+        "get_cpu": statistics.median(get_cpu) * 1000,
     }
 
 
@@ -159,18 +169,25 @@ async def writers(storage: StorageBase) -> tuple[float, float]:
     return rates[0], rates[1]
 
 
+SIZES = (10, 200, 1000)
+WITH_WRITERS = True
+
+
 async def bench(name: str, storage: StorageBase, client: aioredis.Redis | None) -> list[str]:
     rows = []
     async with storage:
         meter = Meter(storage, client)
-        for n in (10, 200, 1000):
+        for n in SIZES:
             r = await replies(storage, meter, n)
             aof = f"{r['aof']:.0f}" if client is not None else "-"
             rows.append(
                 f"| {name} | {n} | {r['update_p50']:.2f} | {r['update_p95']:.2f} | "
                 f"{r['bytes']:.0f} | {aof} | {r['payload']:.0f} | {r['full']:,} | "
-                f"{r['get_p50']:.2f} | {r['save_load']:.2f} |"
+                f"{r['get_p50']:.2f} | {r['save_load']:.2f} | {r['update_cpu']:.2f} + "
+                f"{r['get_cpu']:.2f} = {r['save_load_cpu']:.2f} |"
             )
+        if not WITH_WRITERS:
+            return rows
         cycles, updates = await writers(storage)
     rows.append(f"| {name} | {WRITERS} writers, get+update | {cycles:,.0f} saves/s ||||||||")
     rows.append(f"| {name} | {WRITERS} writers, update only | {updates:,.0f} saves/s ||||||||")
@@ -193,12 +210,18 @@ async def main() -> None:
     print(
         "| backend | messages | update p50 ms | update p95 ms | bytes/reply (SQLite: written,"
         " Redis: received) | Redis AOF bytes/reply | payload bytes/reply | full JSON bytes |"
-        " get p50 ms | save + load ms |"
+        " get p50 ms | save + load ms | CPU ms of this process: save + load |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         print(row)
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--messages", type=int, action="append", help="a session length")
+    parser.add_argument("--no-writers", action="store_true", help="skip the 100-writer rows")
+    args = parser.parse_args()
+    SIZES = tuple(args.messages) if args.messages else SIZES
+    WITH_WRITERS = not args.no_writers
     asyncio.run(main())

@@ -41,7 +41,7 @@ def _round_trip(state: AgentState) -> AgentState:
 def test_an_empty_state_writes_only_its_version_and_id() -> None:
     state = AgentState()
     assert _json(state) == {"schema_version": SCHEMA_VERSION, "session_id": state.session_id}
-    assert SCHEMA_VERSION == 2
+    assert SCHEMA_VERSION == 3
     _round_trip(state)
 
 
@@ -50,7 +50,7 @@ def test_defaults_are_left_out_but_discriminators_stay() -> None:
     state.add_message(UserMsg("user", [TextBlock(text="a"), HintBlock(hint="h")]))
     data = _json(state)
     (msg,) = data["context"]
-    assert set(msg) == {"name", "role", "content", "id", "created_at"}
+    assert set(msg) == {"role", "content", "id", "created_at"}  # the name is the role
     assert [b["type"] for b in msg["content"]] == ["text", "hint"]
     _round_trip(state)
 
@@ -94,11 +94,19 @@ def test_a_result_names_its_tool_once_and_answered_calls_have_no_state() -> None
         ],
     )
     blocks = _json(AgentState(context=[msg]))["context"][0]["content"]
-    assert blocks == [
-        {"type": "tool_call", "id": "c1", "name": "add"},
+    assert blocks == [  # the result right after its run of calls folds into its call
+        {"type": "tool_call", "id": "c1", "name": "add", "result": "3"},
         {"type": "tool_call", "id": "c2", "name": "ask", "state": "asking"},
+    ]
+    _round_trip(AgentState(context=[msg]))
+    msg.content.insert(2, TextBlock(text="between", id="t"))  # now it stays a flat block
+    blocks = _json(AgentState(context=[msg]))["context"][0]["content"]
+    assert blocks[1:] == [
+        {"type": "tool_call", "id": "c2", "name": "ask", "state": "asking"},
+        {"type": "text", "text": "between", "id": "t"},
         {"type": "tool_result", "id": "c1", "output": "3"},
     ]
+    assert blocks[0] == {"type": "tool_call", "id": "c1", "name": "add"}
     _round_trip(AgentState(context=[msg]))
 
 

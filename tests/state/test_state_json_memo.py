@@ -19,6 +19,7 @@ from tether.message import (
     ToolResultBlock,
     URLSource,
     UserMsg,
+    detached,
 )
 from tether.permission import PermissionRule
 from tether.state import AgentState
@@ -103,9 +104,70 @@ def test_a_new_message_at_a_reused_address_is_not_mistaken_for_the_old() -> None
         gc.collect()
 
 
-def test_the_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(state_json, "_MEMO_SIZE", 5)
+def test_the_memo_lives_and_goes_with_its_message() -> None:
     state = AgentState(context=[UserMsg("u", str(i)) for i in range(12)])
+    first = state.model_dump_json()
+    assert all(m._json_memo is not None for m in state.context)  # kept on the message
+    assert state.model_dump_json() == first
+    assert AgentState.model_validate_json(first) == state
+    assert not hasattr(state_json, "_MEMO")  # nothing global that could grow
+
+
+def test_a_copy_does_not_take_the_memo_of_its_original() -> None:
+    state = _state()
     state.model_dump_json()
-    assert len(state_json._MEMO) <= 5
+    copy = detached(state.context[0])
+    assert getattr(copy, "_json_memo", None) is None
+    copy.content[0].text = "changed"
+    assert json.loads(AgentState(context=[copy]).model_dump_json())["context"][0]["content"] == (
+        "changed"
+    )
+
+
+def test_a_block_swapped_for_an_equal_one_and_then_changed_is_seen() -> None:
+    state = _state()
+    state.model_dump_json()
+    twin = detached(state.context[1].content[0])
+    state.context[1].content[0] = twin
+    state.model_dump_json()
+    twin.text = "other"
     assert AgentState.model_validate_json(state.model_dump_json()) == state
+
+
+def test_a_list_of_rules_or_output_blocks_changed_in_place_is_seen() -> None:
+    state = _state()
+    call = _call(state)
+    call.suggested_rules = [PermissionRule(tool_name="t")]
+    state.context[1].content.append(ToolResultBlock(id="c", name="t", output=[TextBlock(text="a")]))
+    state.model_dump_json()
+    call.suggested_rules.append(PermissionRule(tool_name="u"))  # (a rule itself is frozen)
+    out = state.context[1].tool_results[0].output
+    assert isinstance(out, list)
+    out[0].text = "b"
+    out.append(TextBlock(text="c"))
+    assert AgentState.model_validate_json(state.model_dump_json()) == state
+
+
+def test_a_message_remembered_as_loaded_gives_its_stored_bytes_until_it_changes() -> None:
+    from tether.state import message_json, remember_message_json
+
+    state = _state()
+    stored = [message_json(m) for m in state.context]
+    loaded = AgentState.model_validate_json(state.model_dump_json())
+    old_form = b'{"name":"user","role":"user","id":"x","content":"hi"}'  # as an older writer
+    for msg, body in zip(loaded.context, [old_form, stored[1]], strict=True):
+        remember_message_json(msg, body)
+    assert message_json(loaded.context[0]) is old_form  # not serialised again
+    assert message_json(loaded.context[1]) is stored[1]
+    loaded.context[0].content[0].text = "changed"
+    assert json.loads(message_json(loaded.context[0]))["content"] == "changed"
+    assert message_json(loaded.context[1]) is stored[1]
+
+
+def test_a_wrong_value_assigned_unvalidated_is_still_written() -> None:
+    from tether.state import message_json
+
+    msg = UserMsg("user", "x")
+    msg.content = "a plain string"  # type: ignore[assignment]
+    assert json.loads(message_json(msg))["content"] == "a plain string"
+    assert json.loads(message_json("not a message")) == "not a message"  # type: ignore[arg-type]

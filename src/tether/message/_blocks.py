@@ -51,8 +51,13 @@ def tag(value: str) -> Any:
 
 
 def fresh_time(_data: dict[str, Any]) -> str:
-    """The current time, as a default factory (taking the data for the reason above)."""
-    return now_iso()
+    """The current UTC time, as a default factory (taking the data for the reason above).
+
+    ISO 8601 with milliseconds and `Z` (`2026-12-02T05:00:42.349Z`, what JavaScript's
+    `Date.toISOString()` writes): a message's order is its place in the context, so the
+    time is for people, and this form is 8 bytes shorter than microseconds and `+00:00`.
+    """
+    return now_iso()[:23] + "Z"
 
 
 class ToolCallState(StrEnum):

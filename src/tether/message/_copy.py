@@ -25,6 +25,8 @@ _set = object.__setattr__
 _ATOMS = (str, int, float, bool, bytes, type(None))
 _MISSING = object()
 _SLOTS: dict[type, tuple[str, ...]] = {}
+_NOT_COPIED = frozenset({"__weakref__", "_json_memo"})
+"""Slots a copy starts without (`_json_memo` describes the original's objects)."""
 _MUTABLE_FIELDS: dict[type[BaseModel], tuple[str, ...]] = {}
 """Per model class, the fields whose values may be mutable (worked out once per class)."""
 
@@ -62,7 +64,7 @@ def _slots(cls: type) -> tuple[str, ...]:
             for klass in cls.__mro__
             if issubclass(klass, BaseModel) and klass is not BaseModel
             for name in klass.__dict__.get("__slots__", ())
-            if name != "__weakref__"
+            if name not in _NOT_COPIED
         )
     return found
 

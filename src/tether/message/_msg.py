@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from tether._ids import derived_block_id, new_id
 from tether.message._blocks import (
     ContentBlock,
     TextBlock,
@@ -16,6 +15,7 @@ from tether.message._blocks import (
     fresh_id,
     fresh_time,
 )
+from tether.message._compact import expand_message
 from tether.message._usage import ChatUsage
 from tether.message._validate import UNSET, check_role_args
 
@@ -52,9 +52,12 @@ class Msg(BaseModel):
 
     # A slot, not a pydantic private attribute: those cost a dict per message, made on
     # every validation; this costs 8 bytes and nothing until the loop sets it.
-    __slots__ = ("_structured_output", "__weakref__")
+    # `_json_memo`: the state's JSON of this message and what it was written from (see
+    # `tether.state._json.message_json`); never copied.
+    __slots__ = ("_json_memo", "_structured_output", "__weakref__")
     if TYPE_CHECKING:
         _structured_output: BaseModel | None
+        _json_memo: Any
 
     @property
     def structured_output(self) -> BaseModel | None:
@@ -74,17 +77,17 @@ class Msg(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _text_to_block(cls, data: Any) -> Any:
-        # A plain string is one TextBlock whose id is derived from the message's
-        # (`<msg id>.0`), so the state's JSON can store the string alone.
-        if type(data) is dict and type(data.get("content")) is str:
-            data = dict(data)
-            msg_id = data.get("id")
-            if msg_id is None:
-                data["id"] = msg_id = new_id()
-            block_id = derived_block_id(msg_id, 0) if isinstance(msg_id, str) else new_id()
-            data["content"] = [TextBlock(text=data["content"], id=block_id)]
-        return data
+    def _expand_compact(cls, data: Any) -> Any:
+        # The state's compact JSON form (`tether.message._compact`): a plain string is one
+        # TextBlock whose id is derived from the message's (`<msg id>.0`), a name equal to
+        # the role may be left out, a call may carry its result, ... (No `info` argument:
+        # it costs every construction; the caller's values are copied where changed.)
+        if type(data) is dict and type(data.get("content")) is list and "name" in data:
+            for block in data["content"]:
+                if type(block) is dict:
+                    return expand_message(data, False)
+            return data  # blocks given as models (the loop's own calls): nothing to put back
+        return expand_message(data, False)
 
     def __eq__(self, other: object) -> bool:
         # UserMsg/AssistantMsg/SystemMsg are Msg with a fixed role: equal by fields, so a

@@ -1,50 +1,63 @@
-"""The compact JSON form of a state (schema version 2), and its expansion on load.
+"""The compact JSON form of a state (schema version 3), written message by message.
 
 Every model of the state is written without the fields that hold their default; a
 discriminator `type` is always written (the unions need it to load: its default factory
 takes the data, so `exclude_defaults` never compares it). On top of that, a message
-leaves out what its other blocks already say:
+leaves out what a reader can work out (`tether.message._compact` reads it back, so a
+message body in this form validates as a `Msg`):
 
+- a `name` equal to the `role`;
 - a text, thinking, hint or data block whose id is `<msg id>.<position>` has no `id`;
 - a message whose content is one such text block stores the text alone (`"content": "hi"`);
-- a tool result has no `name` when the first call with its id has that name;
+- a result right after its run of calls, in call order, with its call's name, is written
+  inside the call as `"result"` (its output string alone when that is all it holds);
+- another result has no `name` when the first call with its id has that name;
 - a tool call has no `state` when it is `finished` and answered by a result in the message,
-  or `pending` and not answered.
+  or `pending` and not answered;
+- a call's `input` that is exactly the `json.dumps` of an object is written as that object.
 
-A message is written by its compiled serialiser in one call (`exclude_defaults`, plus an
-`exclude` of the derivable fields); `expand_context` restores what was left out from the
-raw JSON values before validation, so the validated models equal the ones written.
+A message without calls is written by its compiled serialiser in one call
+(`exclude_defaults`, plus an `exclude` of the derivable fields); one with calls is built
+as values (the folding moves blocks). Unchanged messages reuse their JSON (`message_json`).
 """
 
 from __future__ import annotations
 
 import enum
 import functools
-import weakref
+import json
 from typing import Any
 
 from pydantic import BaseModel
 from pydantic_core import SchemaSerializer, from_json, to_json
 
-from tether._ids import derived_block_id, new_id
+from tether._ids import derived_block_id
 from tether.message import (
+    AssistantMsg,
     Msg,
+    SystemMsg,
     TextBlock,
     ToolCallBlock,
     ToolCallState,
     ToolResultBlock,
     ToolResultState,
+    UserMsg,
 )
 
-__all__ = ["compact_context", "compact_model", "context_json", "expand_context"]
+__all__ = [
+    "compact_context",
+    "compact_model",
+    "context_json",
+    "message_json",
+    "remember_message_json",
+]
 
-_ID_BLOCKS = frozenset({"text", "thinking", "hint", "data"})
-"""Block types whose id tether makes up (calls and results carry the provider's id)."""
 # Exclude sets for the serialiser (sets, as its signature asks; never changed).
 _ID: set[str] = {"id"}
 _NAME: set[str] = {"name"}
 _STATE: set[str] = {"state"}
 _NO_CONTENT: set[str] = {"content"}
+_NO_CONTENT_NAME: set[str] = {"content", "name"}
 _FINISHED, _PENDING = ToolCallState.FINISHED, ToolCallState.PENDING
 
 
@@ -77,197 +90,281 @@ def message_json(msg: Msg) -> bytes:
     """One message in the compact JSON form (see the module docstring).
 
     A message that did not change since it was last written is not serialised again: its
-    JSON is kept with a snapshot of its values (by identity and equality), taken only of
-    messages whose containers are all empty or immutable, so any change shows (see
-    `_snapshot`).
+    JSON is kept on the message (a slot) with a snapshot of what it was written from (see
+    `_snapshot`), and checking that snapshot is a few C-level comparisons. This is what
+    makes a save of a long context cost the messages that changed (issue #17).
     """
+    if type(msg) not in _MSG_CLASSES and not isinstance(msg, Msg):  # (isinstance is slow)
+        # an unvalidated assignment: written as pydantic would
+        return _msg_serializer().to_json(msg, warnings=False)
+    memo: _Memo | None = getattr(msg, "_json_memo", None)
+    if memo is not None:
+        models, values, empties, filled, items, blocks, body = memo
+        if (
+            models[0] is msg
+            and tuple(msg.content) == blocks
+            and list(map(vars, models)) == values
+            and not any(empties)
+            and (not filled or [x if type(x) is dict else tuple(x) for x in filled] == items)
+        ):
+            return body
+    try:
+        body = _message_json(msg)
+    except (AttributeError, TypeError):  # a value of the wrong type assigned unvalidated
+        return _msg_serializer().to_json(msg, exclude_defaults=True, warnings=False)
     snapshot = _snapshot(msg)
-    if snapshot is None:
-        return _message_json(msg)
-    key = id(msg)
-    entry = _MEMO.get(key)
-    if entry is not None and entry[0]() is msg and entry[1] == snapshot:
-        return entry[2]
-    body = _message_json(msg)
-    if len(_MEMO) >= _MEMO_SIZE:
-        _MEMO.clear()
-    _MEMO[key] = (weakref.ref(msg), snapshot, body)
+    if snapshot is not None:
+        _set(msg, "_json_memo", (*snapshot, body))
+    elif memo is not None:
+        _set(msg, "_json_memo", None)
     return body
 
 
-_MEMO: dict[int, tuple[weakref.ref[Msg], tuple[Any, ...], bytes]] = {}
-"""id(msg) → (the message, the snapshot its JSON was written from, that JSON)."""
-_MEMO_SIZE = 8192
-"""Messages remembered at most (then the memo starts again): bounds its memory."""
+def remember_message_json(msg: Msg, body: bytes) -> None:
+    """Record that `msg` was just read from `body` (its JSON in this form or an older one).
+
+    Until the message changes, `message_json` gives `body` back without serialising it: a
+    storage that loads a session and saves it again writes and compares only the messages
+    that changed since (issue #17). Call it right after loading, before anything can
+    change the message; a body in an older form stays as it was read until then.
+    """
+    snapshot = _snapshot(msg)
+    if snapshot is not None:
+        _set(msg, "_json_memo", (*snapshot, body))
+
+
+_Snapshot = tuple[
+    tuple[BaseModel, ...],
+    list[dict[str, Any]],
+    tuple[Any, ...],
+    tuple[Any, ...],
+    list[Any],
+    tuple[Any, ...],
+]
+_Memo = tuple[
+    tuple[BaseModel, ...],
+    list[dict[str, Any]],
+    tuple[Any, ...],
+    tuple[Any, ...],
+    list[Any],
+    tuple[Any, ...],
+    bytes,
+]
+"""`_snapshot` (the models its JSON was written from and copies of their values then, the
+lists and dicts they hold that were empty, those that were not and copies of their items
+then, the message's blocks then), and the JSON."""
+_set = object.__setattr__
+_MSG_CLASSES = frozenset({Msg, UserMsg, AssistantMsg, SystemMsg})
 _ATOMS = frozenset({str, int, float, bool, type(None), ToolCallState, ToolResultState})
 
 
-def _snapshot(msg: Msg) -> tuple[Any, ...] | None:
-    """What the message's JSON is written from, or None if that can change unseen.
+def _snapshot(msg: Msg) -> _Snapshot | None:
+    """The objects the message's JSON is written from, or None if one can change unseen.
 
-    Values are compared by identity, then equality. A list or dict can change in place,
-    so only empty ones are allowed (one that fills up makes the next snapshot None);
-    nested models are taken apart the same way.
+    Every model (the message, its blocks, their nested models) is listed with a copy of its
+    values, and every list and dict they hold with a copy of its items; a later check
+    compares those copies (identity first, then equality) with what the objects hold
+    then. A dict may hold only atoms (a container in it could change in place unseen); a
+    list's items are listed themselves.
     """
-    head = _values(msg, "content")
-    if head is None:
+    content = msg.content
+    if type(content) is not list:
         return None
-    parts: list[Any] = [head]
-    for block in msg.content:
-        values = _values(block, None)
-        if values is None:
-            return None
-        parts.append(block)
-        parts.append(values)
-    return tuple(parts)
+    models: list[Any] = [msg]
+    containers: list[Any] = []
+    atoms = _ATOMS
+    i = 0
+    while i < len(models):  # the message, its blocks, their nested models, breadth first
+        model = models[i]
+        i += 1
+        for value in model.__dict__.values():
+            kind = type(value)
+            if kind in atoms:
+                continue
+            if kind is list:
+                if value is not content:
+                    containers.append(value)
+                if not _list_models(value, models):
+                    return None
+            elif kind is dict:
+                if value:
+                    for item in value.values():
+                        if type(item) not in atoms:
+                            return None
+                containers.append(value)
+            elif isinstance(value, BaseModel):
+                models.append(value)
+            elif not isinstance(value, enum.Enum):
+                return None
+    copies = list(map(dict, map(vars, models)))
+    if not any(containers):  # the usual case: every list and dict empty
+        return tuple(models), copies, tuple(containers), (), [], tuple(content)
+    filled = tuple(c for c in containers if c)
+    return (
+        tuple(models),
+        copies,
+        tuple(c for c in containers if not c),
+        filled,
+        [tuple(c) if type(c) is list else dict(c) for c in filled],
+        tuple(content),
+    )
 
 
-def _values(model: BaseModel, skip: str | None) -> tuple[Any, ...] | None:
-    values: list[Any] = []
-    for name, value in model.__dict__.items():
-        kind = type(value)
-        if kind in _ATOMS or name == skip:
-            values.append(value)
-        elif kind is dict or kind is list:
-            if value:
-                return None
-            values.append(value)
-        elif isinstance(value, BaseModel):
-            inner = _values(value, None)
-            if inner is None:
-                return None
-            values.append(value)
-            values.append(inner)
-        elif isinstance(value, enum.Enum):
-            values.append(value)
-        else:
-            return None
-    return tuple(values)
+def _list_models(items: list[Any], models: list[Any]) -> bool:
+    """Add a list's models to `models`; False if it holds something else but atoms."""
+    for item in items:
+        if type(item) in _ATOMS:
+            continue
+        if not isinstance(item, BaseModel):
+            return False
+        models.append(item)
+    return True
 
 
 def _message_json(msg: Msg) -> bytes:
     serializer = _msg_serializer()
     blocks = msg.content
+    own_name = msg.name != msg.role
     if not blocks:
-        return serializer.to_json(msg, exclude_defaults=True)
+        if own_name:
+            return serializer.to_json(msg, exclude_defaults=True)
+        return serializer.to_json(msg, exclude_defaults=True, exclude=_NAME)
+    for block in blocks:
+        if type(block) is ToolCallBlock:
+            return _with_calls(serializer, msg, own_name)
     exclude = _derivable(msg, blocks)
-    if exclude is None:  # an answered call still `pending`: its state must be written
-        return _with_pending_states(serializer, msg)
     if len(blocks) == 1 and 0 in exclude and type(blocks[0]) is TextBlock:
-        head = serializer.to_json(msg, exclude_defaults=True, exclude=_NO_CONTENT)
+        head = serializer.to_json(
+            msg, exclude_defaults=True, exclude=_NO_CONTENT if own_name else _NO_CONTENT_NAME
+        )
         return head[:-1] + b',"content":' + to_json(blocks[0].text) + b"}"
     if not exclude:
-        return serializer.to_json(msg, exclude_defaults=True)
-    return serializer.to_json(msg, exclude_defaults=True, exclude={"content": exclude})
+        if own_name:
+            return serializer.to_json(msg, exclude_defaults=True)
+        return serializer.to_json(msg, exclude_defaults=True, exclude=_NAME)
+    excluded: dict[str, Any] = {"content": exclude}
+    if not own_name:
+        excluded["name"] = True
+    return serializer.to_json(msg, exclude_defaults=True, exclude=excluded)
 
 
-def _derivable(msg: Msg, blocks: list[Any]) -> dict[int, set[str]] | None:
-    """Per block position, the fields a reader can work out (None: see `message_json`)."""
-    call_names: dict[str, str] = {}
-    answered: set[str] = set()
-    for block in blocks:
-        kind = type(block)
-        if kind is ToolCallBlock:
-            call_names.setdefault(block.id, block.name)
-        elif kind is ToolResultBlock:
-            answered.add(block.id)
+def _derivable(msg: Msg, blocks: list[Any]) -> dict[int, set[str]]:
+    """Per block position, the ids a reader can work out (a message without calls)."""
     exclude: dict[int, set[str]] = {}
     msg_id = msg.id
     for i, block in enumerate(blocks):
-        kind = type(block)
-        if kind is ToolCallBlock:
-            if block.id in answered:
-                if block.state == _FINISHED:
-                    exclude[i] = _STATE
-                elif block.state == _PENDING:
-                    return None
-        elif kind is ToolResultBlock:
-            if call_names.get(block.id) == block.name:
-                exclude[i] = _NAME
-        elif block.id == derived_block_id(msg_id, i):
+        if type(block) is not ToolResultBlock and block.id == derived_block_id(msg_id, i):
             exclude[i] = _ID
     return exclude
 
 
-def _with_pending_states(serializer: SchemaSerializer, msg: Msg) -> bytes:
-    """The rare message with an answered call still `pending`: built as values."""
-    raw: dict[str, Any] = serializer.to_python(msg, mode="json", exclude_defaults=True)
-    answered = {b.id for b in msg.content if type(b) is ToolResultBlock}
+def _with_calls(serializer: SchemaSerializer, msg: Msg, own_name: bool) -> bytes:
+    """A message with tool calls, built as values: results fold into their calls."""
+    raw: dict[str, Any] = serializer.to_python(
+        msg, mode="json", exclude_defaults=True, exclude=None if own_name else _NAME
+    )
+    blocks: list[Any] = msg.content
+    out: list[dict[str, Any]] = raw["content"]
     names: dict[str, str] = {}
-    for block in msg.content:
-        if type(block) is ToolCallBlock:
+    answered: set[str] = set()
+    for block in blocks:
+        kind = type(block)
+        if kind is ToolCallBlock:
             names.setdefault(block.id, block.name)
-    for i, (block, out) in enumerate(zip(msg.content, raw["content"], strict=True)):
-        if isinstance(block, ToolCallBlock):
-            if block.id in answered and block.state == _FINISHED:
-                del out["state"]
-            elif block.id in answered and block.state == _PENDING:
-                out["state"] = _PENDING.value
-        elif isinstance(block, ToolResultBlock):
+        elif kind is ToolResultBlock:
+            answered.add(block.id)
+    msg_id = msg.id
+    for i, (block, values) in enumerate(zip(blocks, out, strict=True)):
+        kind = type(block)
+        if kind is ToolCallBlock:
+            if block.id in answered:
+                if block.state == _FINISHED:
+                    del values["state"]
+                elif block.state == _PENDING:
+                    values["state"] = _PENDING.value
+            if "input" in values:
+                values["input"] = _input_value(values["input"])
+        elif kind is ToolResultBlock:
             if names.get(block.id) == block.name:
-                del out["name"]
-        elif out.get("id") == derived_block_id(msg.id, i):
-            del out["id"]
+                values.pop("name", None)
+        elif values.get("id") == derived_block_id(msg_id, i):
+            del values["id"]
+    raw["content"] = _fold_results(blocks, out)
+    content = raw["content"]
+    if len(content) == 1 and content[0].keys() == _TEXT_KEYS and content[0]["type"] == "text":
+        raw["content"] = content[0]["text"]  # not reached today: a call is always kept
+    if "content" in raw:
+        raw["content"] = raw.pop("content")  # written last, as the compiled path does
     return to_json(raw)
 
 
-def expand_context(raw: Any, *, fresh: bool = False) -> Any:
-    """Raw message values of a state's JSON with what `message_json` left out put back.
+_TEXT_KEYS = {"type", "text"}
 
-    `fresh` values come straight from a JSON parser and are changed in place; others (a
-    caller's dicts) are copied where something is put back.
+
+@functools.lru_cache(maxsize=1024)  # a reply's message is written at each save point
+def _input_value(text: str) -> Any:
+    """A call's input as a JSON object if reading that object back gives `text` exactly.
+
+    That is when `text` is the object's `json.dumps` (what the `input` validator writes
+    for a dict); anything else stays the string.
     """
-    if type(raw) is not list:
-        return raw
-    if fresh:
-        for msg in raw:
-            if type(msg) is dict and type(content := msg.get("content")) is list and content:
-                _expand_content(msg, content, content)
-        return raw
-    out = []
-    for msg in raw:
-        if type(msg) is dict and type(content := msg.get("content")) is list and content:
-            msg = {**msg}
-            msg["content"] = expanded = list(content)
-            _expand_content(msg, content, expanded, copy=True)
-        out.append(msg)
-    return out
+    if not text.startswith("{"):
+        return text
+    try:
+        value = json.loads(text)
+        if type(value) is dict and json.dumps(value, ensure_ascii=False, allow_nan=False) == text:
+            return value
+    except ValueError:  # not JSON, or a NaN that a JSON object cannot hold
+        pass
+    return text
 
 
-def _expand_content(
-    msg: dict[str, Any], content: list[Any], out: list[Any], *, copy: bool = False
-) -> None:
-    """Fill `out` (`content` itself, or a copy of it) with the expanded blocks."""
-    msg_id = msg.get("id")
-    if msg_id is None:
-        msg["id"] = msg_id = new_id()
-    call_names: dict[str, Any] = {}
-    answered: set[str] = set()
-    calls: list[int] = []  # calls without a state, results without a name: fixed at the end
-    results: list[int] = []
-    for i, block in enumerate(content):
-        if type(block) is not dict:
+def _fold_results(blocks: list[Any], out: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`out` with each result that follows its run of calls, in call order, folded in.
+
+    A result folds into its call when it comes right after the run of calls (or after the
+    results folded before it), answers a later call of the run than the one before it, and
+    has the call's name; the first that does not stays a flat block, and so do the rest.
+    A reader puts folded results back right after their run, in call order: exactly here.
+    A run whose folded results would be followed by another call folds nothing (the reader
+    would see one run).
+    """
+    folded: list[dict[str, Any]] = []
+    n = len(blocks)
+    i = 0
+    while i < n:
+        if type(blocks[i]) is not ToolCallBlock:
+            folded.append(out[i])
+            i += 1
             continue
-        kind = block.get("type")
-        if kind == "tool_call":
-            if type(block_id := block.get("id")) is str:
-                call_names.setdefault(block_id, block.get("name"))
-            if "state" not in block:
-                calls.append(i)
-        elif kind == "tool_result":
-            if type(block_id := block.get("id")) is str:
-                answered.add(block_id)
-                if "name" not in block:
-                    results.append(i)
-        elif "id" not in block and kind in _ID_BLOCKS and type(msg_id) is str:
-            out[i] = block = {**block} if copy else block
-            block["id"] = derived_block_id(msg_id, i)
-    for i in calls:
-        out[i] = block = {**content[i]} if copy else content[i]
-        block_id = block.get("id")
-        block["state"] = "finished" if type(block_id) is str and block_id in answered else "pending"
-    for i in results:
-        name = call_names.get(content[i]["id"])
-        if name is not None:
-            out[i] = block = {**content[i]} if copy else content[i]
-            block["name"] = name
+        j = i
+        while j < n and type(blocks[j]) is ToolCallBlock:
+            j += 1
+        k, p = j, i
+        pairs: list[tuple[int, int]] = []
+        while k < n and type(result := blocks[k]) is ToolResultBlock:
+            q = p
+            while q < j and blocks[q].id != result.id:
+                q += 1
+            if q == j or blocks[q].name != result.name:
+                break
+            pairs.append((q, k))
+            p, k = q + 1, k + 1
+        if k < n and type(blocks[k]) is ToolCallBlock:
+            pairs, k = [], j  # a reader would take the next calls for the same run
+        for q, r in pairs:
+            out[q]["result"] = _result_value(out[r])
+        folded += out[i:j]
+        i = k
+    return folded
+
+
+def _result_value(values: dict[str, Any]) -> Any:
+    """A folded result: its output alone when that is all it holds, else its fields."""
+    del values["type"], values["id"]
+    values.pop("name", None)
+    if not values:
+        return ""
+    if len(values) == 1 and type(output := values.get("output")) is str:
+        return output
+    return values

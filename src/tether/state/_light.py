@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from tether.message import AssistantMsg, Msg, SystemMsg, UserMsg
 
-__all__ = ["lighten"]
+__all__ = ["lighten", "shared_fields_set"]
 
 _set = object.__setattr__
 _ALL_FIELDS: dict[type[BaseModel], _AllFields] = {}
@@ -46,12 +46,20 @@ class _AllFields(set[str]):
         return (set, (list(self),))
 
 
+def shared_fields_set(cls: type[BaseModel]) -> _AllFields:
+    """The fields-set that `lighten` gives the models of `cls` (one per class)."""
+    shared = _ALL_FIELDS.get(cls)
+    if shared is None:
+        shared = _ALL_FIELDS[cls] = _AllFields(cls.model_fields)
+    return shared
+
+
 def lighten(model: BaseModel) -> None:
     """Give `model` (and the blocks of a message) its class's shared fields-set."""
     cls = type(model)
     shared = _ALL_FIELDS.get(cls)
     if shared is None:
-        shared = _ALL_FIELDS[cls] = _AllFields(cls.model_fields)
+        shared = shared_fields_set(cls)
     _set(model, "__pydantic_fields_set__", shared)
     if cls in _WITH_CONTENT:
         for block in model.__dict__["content"]:

@@ -9,8 +9,9 @@ from tether.errors import StateVersionError
 
 __all__ = ["SCHEMA_VERSION", "migrate", "register_migration"]
 
-SCHEMA_VERSION = 2
-"""The `AgentState` shape this tether writes (2: the compact JSON form)."""
+SCHEMA_VERSION = 3
+"""The `AgentState` shape this tether writes (2: the compact JSON form; 3: more compact:
+results folded into their calls, object inputs, a name equal to the role left out)."""
 
 Migration = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -45,7 +46,12 @@ def _v1_msg(msg: Any) -> Any:
     return {**msg, "content": content}
 
 
-_MIGRATIONS: dict[int, Migration] = {1: _v1_to_v2}
+def _v2_to_v3(obj: dict[str, Any]) -> dict[str, Any]:
+    """Version 3 reads every version-2 form as version 2 did (it only leaves out more)."""
+    return obj
+
+
+_MIGRATIONS: dict[int, Migration] = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def register_migration(from_version: int, migration: Migration) -> None:

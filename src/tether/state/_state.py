@@ -13,9 +13,7 @@ from pydantic import (
     SerializationInfo,
     SerializerFunctionWrapHandler,
     ValidationError,
-    ValidationInfo,
     field_serializer,
-    field_validator,
     model_serializer,
 )
 
@@ -27,7 +25,8 @@ from tether.context import (
 )
 from tether.message import ChatUsage, ContentBlock, Msg
 from tether.permission import PermissionContext
-from tether.state._json import compact_context, compact_model, context_json, expand_context
+from tether.state._fastload import fast_validator
+from tether.state._json import compact_context, compact_model, context_json
 from tether.state._light import lighten
 from tether.state._load import load_checked, parse_json
 from tether.state._migrate import SCHEMA_VERSION
@@ -132,11 +131,6 @@ class AgentState(BaseModel):
         lighten(self.permission_context)
         lighten(self.usage)
 
-    @field_validator("context", mode="before")
-    @classmethod
-    def _expand_context(cls, value: Any, info: ValidationInfo) -> Any:
-        return expand_context(value, fresh=info.mode == "json")
-
     @field_serializer("context", when_used="json")
     def _compact_context(self, context: list[Msg]) -> list[dict[str, Any]]:
         return compact_context(context)
@@ -164,7 +158,7 @@ class AgentState(BaseModel):
         return out
 
     def model_dump_json(self, **kwargs: Any) -> str:
-        """The state as compact JSON (schema version 2; the `tether.state` reference).
+        """The state as compact JSON (schema version 3; the `tether.state` reference).
 
         Without arguments each message is written by its compiled serialiser in one call
         and the results are joined; arguments (`indent`, `exclude`, ...) take pydantic's
@@ -196,12 +190,13 @@ class AgentState(BaseModel):
         """Parse JSON, then load it as `model_validate` does (raises only `StateError`).
 
         A state of the current schema version is parsed and validated in one compiled
-        pass (its parser refuses nesting deeper than 200 levels); anything else (older
-        versions, damaged data) takes the checked path, which migrates or explains.
+        pass of a schema of the compact form (`_fastload`; its parser refuses nesting
+        deeper than 200 levels); anything else (older versions, damaged data) takes the
+        checked path, which migrates or explains.
         """
         if not args and not kwargs:
             try:
-                state = cls.__pydantic_validator__.validate_json(json_data)
+                state = fast_validator(cls).validate_json(json_data)
             except (ValidationError, ValueError, TypeError):
                 pass
             else:

@@ -1,0 +1,322 @@
+"""The compiled reader of a state's JSON: one pydantic-core pass, then one light fix-up.
+
+`AgentState`'s own schema validates a message through `Msg`'s before-validator, which
+makes pydantic-core hand each message to Python as dicts (a copy of everything) before
+validating it again. This reader is the same schema with the context's messages swapped
+for a schema of the compact form itself (built once, from the models' own schemas): the
+role picks the class, a text block may lack its id, a call may carry its `result` and an
+object `input`, a result may lack its name. pydantic-core validates all of it in one pass
+from the JSON; `_finish` then puts back, on the models, what the compact form left out
+(as `tether.message._compact` does on dicts), in one Python call for the whole context.
+
+Anything this reader refuses is read again by the checked path (which migrates older
+versions and explains what is wrong), so it never has to explain; what it must never do is
+accept what the checked path would refuse, or read anything differently.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import json.encoder
+from collections.abc import Callable
+from typing import Any
+
+from pydantic_core import SchemaValidator, core_schema
+
+from tether._ids import derived_block_id
+from tether.message import (
+    AssistantMsg,
+    DataBlock,
+    HintBlock,
+    Msg,
+    SystemMsg,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolCallState,
+    ToolResultBlock,
+    UserMsg,
+)
+from tether.state._light import shared_fields_set
+
+__all__ = ["fast_validator"]
+
+
+def _encoder() -> Callable[[Any], str]:
+    """`json.dumps(value, ensure_ascii=False)`: what `ToolCallBlock`'s `input` validator writes.
+
+    Its C encoder is made once (`json.dumps` makes one per call with these options).
+    """
+    encoder = json.JSONEncoder(ensure_ascii=False)
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return encoder.encode
+    encode = make(
+        None, encoder.default, json.encoder.encode_basestring, None, ": ", ", ", False, False, True
+    )
+    return lambda value: "".join(encode(value, 0))
+
+
+_ENCODE = _encoder()
+_new = object.__new__
+_set = object.__setattr__
+_ID_KINDS = frozenset({"text", "thinking", "hint", "data"})
+_FINISHED, _PENDING = ToolCallState.FINISHED, ToolCallState.PENDING
+
+
+@functools.cache
+def fast_validator(state_cls: type[Any]) -> SchemaValidator:
+    """The compiled reader of `state_cls` (`AgentState`), built on first use."""
+    state_cls.model_rebuild()
+    schema = copy.copy(state_cls.__pydantic_core_schema__)
+    assert schema["type"] == "definitions"
+    model = dict(schema["schema"])
+    fields_schema = dict(model["schema"])
+    fields = dict(fields_schema["fields"])
+    context = dict(fields["context"])
+    default = dict(context["schema"])  # {"type": "default", "schema": list[Msg], ...}
+    msg = default["schema"]["items_schema"]["schema"]  # after(_as_role_class) → model(Msg)
+    assert msg["type"] == "model" and msg["cls"] is Msg
+    items = _message_union(msg, {d["ref"]: d for d in schema["definitions"]})
+    default["schema"] = core_schema.no_info_after_validator_function(
+        _finish, core_schema.list_schema(items)
+    )
+    context["schema"] = default
+    fields["context"] = context
+    fields_schema["fields"] = fields
+    model["schema"] = fields_schema
+    model["cls"] = _shadow(state_cls)
+    model.pop("ref", None)
+    schema["schema"] = core_schema.no_info_after_validator_function(_unshadow, model)
+    return SchemaValidator(schema)
+
+
+_SHADOWS: dict[type[Any], type[Any]] = {}
+
+
+def _shadow(cls: type[Any]) -> type[Any]:
+    """A subclass of `cls` that pydantic-core builds instances of from this reader's schema.
+
+    pydantic-core validates a model schema of a class whose own validator is built with
+    that validator (ignoring the schema given), so the schemas here name a subclass that is
+    never built (`defer_build`); what it makes is switched back to `cls` (`_unshadow`).
+    """
+    shadow = _SHADOWS.get(cls)
+    if shadow is None:
+        shadow = type(f"_Compact{cls.__name__}", (cls,), {"__module__": __name__})
+        assert not shadow.__pydantic_complete__
+        _SHADOWS[cls] = shadow
+        _REAL[shadow] = cls
+    return shadow
+
+
+_REAL: dict[type[Any], type[Any]] = {}
+
+
+def _unshadow(obj: Any) -> Any:
+    _set(obj, "__class__", _REAL[type(obj)])
+    return obj
+
+
+def _fields_of(model: Any) -> Any:
+    inner = model["schema"]
+    while inner["type"] != "model-fields":  # a model validator wraps the fields
+        inner = inner["schema"]
+    return dict(inner["fields"])
+
+
+def _model(cls: type[Any], fields: Any, title: str) -> Any:
+    return core_schema.model_schema(
+        _shadow(cls),
+        core_schema.model_fields_schema(fields, model_name=title),
+        config=core_schema.CoreConfig(extra_fields_behavior="forbid", title=title),
+    )
+
+
+def _optional(field: Any, inner: Any = None) -> Any:
+    """`field` with the default None: what the compact form may leave out, for `_finish`."""
+    schema = field["schema"]
+    if inner is None:
+        inner = schema["schema"] if schema["type"] == "default" else schema
+    return {**field, "schema": core_schema.with_default_schema(inner, default=None)}
+
+
+def _message_union(msg: Any, definitions: Any) -> Any:
+    fields = _fields_of(msg)
+    content = fields["content"]["schema"]  # default(list(tagged-union of blocks))
+    choices = {
+        kind: definitions.get(s.get("schema_ref"), s)
+        for kind, s in content["schema"]["items_schema"]["choices"].items()
+    }
+    result_fields = _fields_of(choices["tool_result"])
+    folded = core_schema.union_schema(
+        [
+            core_schema.str_schema(),
+            core_schema.typed_dict_schema(
+                {
+                    name: core_schema.typed_dict_field(
+                        result_fields[name]["schema"]["schema"], required=False
+                    )
+                    for name in ("output", "state", "metadata")
+                },
+                extra_behavior="forbid",
+            ),
+        ]
+    )
+    blocks = {kind: _block(kind, schema, folded) for kind, schema in choices.items()}
+    block_union = core_schema.tagged_union_schema(blocks, discriminator="type")
+    fields["name"] = _optional(fields["name"])
+    fields["content"] = {
+        **fields["content"],
+        "schema": core_schema.with_default_schema(
+            core_schema.union_schema(
+                [core_schema.str_schema(), core_schema.list_schema(block_union)]
+            ),
+            default_factory=list,
+        ),
+    }
+    roles = {}
+    for role, cls in (("user", UserMsg), ("assistant", AssistantMsg), ("system", SystemMsg)):
+        mine = {**fields, "role": {**fields["role"], "schema": core_schema.literal_schema([role])}}
+        roles[role] = _model(cls, mine, cls.__name__)
+    return core_schema.tagged_union_schema(roles, discriminator="role")
+
+
+def _block(kind: str, schema: Any, folded: Any) -> Any:
+    cls = schema["cls"]
+    fields = _fields_of(schema)
+    if kind in _ID_KINDS:
+        fields["id"] = _optional(fields["id"])
+    elif kind == "tool_call":
+        text_or_object = core_schema.union_schema(
+            [
+                core_schema.str_schema(),
+                core_schema.dict_schema(core_schema.str_schema(), core_schema.any_schema()),
+            ]
+        )
+        fields["input"] = {
+            **fields["input"],
+            "schema": core_schema.with_default_schema(text_or_object, default="{}"),
+        }
+        fields["state"] = _optional(fields["state"])
+        fields["result"] = core_schema.model_field(
+            core_schema.with_default_schema(core_schema.nullable_schema(folded), default=None)
+        )
+    elif kind == "tool_result":
+        fields["name"] = _optional(fields["name"])
+    return _model(cls, fields, cls.__name__)
+
+
+def _finish(context: list[Msg]) -> list[Msg]:
+    """Put back on the validated messages what the compact form left out (see module doc).
+
+    The messages and blocks also get their real class back and their class's shared
+    fields-set (as `lighten` gives what joins a state).
+    """
+    real, sets = _REAL, _SETS
+    for msg in context:
+        cls = real[type(msg)]
+        _set(msg, "__class__", cls)
+        _set(msg, "__pydantic_fields_set__", sets[cls])
+        values = msg.__dict__
+        if values["name"] is None:
+            values["name"] = values["role"]
+        content = values["content"]
+        if type(content) is str:
+            values["content"] = [_text(content, derived_block_id(values["id"], 0))]
+        elif content:
+            values["content"] = _finish_blocks(values["id"], content)
+    return context
+
+
+def _text(text: str, block_id: str) -> TextBlock:
+    block = _new(TextBlock)
+    _set(block, "__dict__", {"type": "text", "text": text, "id": block_id})
+    _set(block, "__pydantic_fields_set__", _SETS[TextBlock])
+    _set(block, "__pydantic_extra__", None)
+    _set(block, "__pydantic_private__", None)
+    return block
+
+
+def _finish_blocks(msg_id: str, content: list[Any]) -> list[Any]:
+    real, sets = _REAL, _SETS
+    out: list[Any] = []
+    folded: list[Any] = []
+    names: dict[str, str] = {}
+    answered: set[str] = set()
+    for block in content:
+        kind = real[type(block)]
+        _set(block, "__class__", kind)
+        _set(block, "__pydantic_fields_set__", sets[kind])
+        if kind is ToolCallBlock:
+            values = block.__dict__
+            names.setdefault(values["id"], values["name"])
+            result = values.pop("result")
+            if type(values["input"]) is dict:
+                values["input"] = _ENCODE(values["input"])
+            if result is not None:
+                folded.append(_result(block, result))
+                answered.add(values["id"])
+        else:
+            if folded:
+                out += folded
+                folded = []
+            if kind is ToolResultBlock:
+                answered.add(block.__dict__["id"])
+        out.append(block)
+    out += folded
+    for i, block in enumerate(out):
+        kind = type(block)
+        values = block.__dict__
+        if kind is ToolCallBlock:
+            if values["state"] is None:
+                values["state"] = _FINISHED if values["id"] in answered else _PENDING
+        elif kind is ToolResultBlock:
+            if values["name"] is None:
+                name = names.get(values["id"])
+                if name is None:
+                    raise ValueError(f"tool result {values['id']!r} has no name and no call")
+                values["name"] = name
+        elif values["id"] is None:
+            values["id"] = derived_block_id(msg_id, i)
+    return out
+
+
+def _result(call: ToolCallBlock, result: Any) -> ToolResultBlock:
+    block = _new(ToolResultBlock)
+    values: dict[str, Any] = {
+        "type": "tool_result",
+        "id": call.id,
+        "name": call.name,
+        "output": "",
+        "state": _SUCCESS,
+        "metadata": {},
+    }
+    if type(result) is str:
+        values["output"] = result
+    else:
+        values.update(result)
+    _set(block, "__dict__", values)
+    _set(block, "__pydantic_fields_set__", _SETS[ToolResultBlock])
+    _set(block, "__pydantic_extra__", None)
+    _set(block, "__pydantic_private__", None)
+    return block
+
+
+_SUCCESS = ToolResultBlock.model_fields["state"].default
+_SETS: dict[type[Any], set[str]] = {
+    cls: shared_fields_set(cls)
+    for cls in (
+        UserMsg,
+        AssistantMsg,
+        SystemMsg,
+        TextBlock,
+        ThinkingBlock,
+        HintBlock,
+        DataBlock,
+        ToolCallBlock,
+        ToolResultBlock,
+    )
+}
