@@ -6,13 +6,16 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
+from tether._loop.assign import put
 from tether.agent import Agent
 from tether.context import estimate_text_tokens
 from tether.event import EventType, ReplyEndEvent, ToolResultEndEvent
-from tether.message import AssistantMsg, ToolCallBlock, ToolResultState, UserMsg
+from tether.message import AssistantMsg, ChatUsage, ToolCallBlock, ToolResultState, UserMsg
 from tether.middleware import MiddlewareBase
 from tether.model import ScriptedChatModel
+from tether.state import AgentState, ReplyCursor
 from tether.tool import FunctionTool, ToolContext, Toolkit, result_of, tool
 
 call = ScriptedChatModel.tool_call
@@ -125,3 +128,25 @@ async def test_result_of_joins_a_streaming_tools_chunks() -> None:
 )
 def test_ascii_estimates_are_unchanged(text: str, tokens: int) -> None:
     assert estimate_text_tokens(text) == tokens
+
+
+@pytest.mark.parametrize(
+    ("model", "name", "value"),
+    [
+        (lambda: ToolCallBlock(id="c", name="t"), "state", "finished"),
+        (lambda: ReplyCursor(reply_id="r"), "iteration", 3),
+        (lambda: AgentState(), "reply", None),
+        (lambda: AssistantMsg("a", []), "usage", ChatUsage(input_tokens=1)),
+    ],
+)
+def test_the_loops_writes_store_what_assignment_stores(model: Any, name: str, value: Any) -> None:
+    # `put` skips pydantic's __setattr__: only right while the models validate no assignment
+    by_setattr = model()
+    by_put = by_setattr.model_copy(deep=True)
+    cls = type(by_put)
+    assert not cls.model_config.get("validate_assignment") and not cls.model_config.get("frozen")
+    assert cls.__setattr__ is BaseModel.__setattr__
+    setattr(by_setattr, name, value)
+    put(by_put, name, value)
+    assert by_put.__dict__ == by_setattr.__dict__
+    assert by_put.model_fields_set == by_setattr.model_fields_set

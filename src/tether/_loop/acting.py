@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from functools import partial
 from typing import Any
 
+from tether._loop.assign import put
 from tether._loop.batch import (
     Finished,
     Outcome,
@@ -43,7 +44,7 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
     state, reply_id = run.state, run.reply_id
     msg = state.reply_msg()
     assert msg is not None
-    view = await run.agent.toolkit_view(state, run.structured_model, with_prompt=False)
+    view = await run.view(with_prompt=False)
     calls = msg.tool_calls
     if any(c.state is ToolCallState.RUNNING for c in calls):
         async for event in _recover(run, view, calls):
@@ -64,7 +65,7 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
         if not to_run:
             return
         for call, _, _ in to_run:
-            call.state = ToolCallState.RUNNING
+            put(call, "state", ToolCallState.RUNNING)
         await run.save()  # the claim: a racing worker's save fails before its tool runs
         try:
             if _lone_call(run, to_run) is not None:  # nothing between the tool and the loop

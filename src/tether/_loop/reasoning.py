@@ -61,7 +61,7 @@ def reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
 
 async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
     agent, state, reply_id = run.agent, run.state, run.reply_id
-    view = await agent.toolkit_view(state, run.structured_model)
+    view = await run.view(with_prompt=True)
     system_prompt = await build_system_prompt(agent, state, view.prompt)
     compressed = await compress_with_hooks(
         agent, state, system_prompt, force=False, config=agent.context_config, tools=view.schemas

@@ -10,11 +10,12 @@ from pydantic import BaseModel
 
 from tether._loop.checkpoint import Snapshot, restore, snapshot
 from tether._loop.results import STRUCTURED_TOOL, store_result
+from tether._loop.structured import reply_view
 from tether.context import fit_tool_result
 from tether.event import EventType
 from tether.message import Msg, ToolCallBlock, ToolResultBlock
 from tether.state import AgentState, Checkpoint, ReplyCursor
-from tether.tool import ToolBase
+from tether.tool import ToolBase, ToolkitView
 
 if TYPE_CHECKING:
     from tether.agent._agent import Agent
@@ -121,10 +122,14 @@ class Run:
         # Unobserved, the result's event never leaves the loop: no copy is needed.
         store_result(state, call, kept, result, self.structured_model, shared=self.observed)
 
+    async def view(self, *, with_prompt: bool) -> ToolkitView:
+        """The tools of this step (and the sources' prompt text if `with_prompt`)."""
+        toolkit, model = self.agent.toolkit, self.structured_model
+        return await reply_view(toolkit, self.state, model, with_prompt=with_prompt)
+
     async def tools(self) -> Mapping[str, ToolBase]:
         """The reply's tools by name."""
-        view = await self.agent.toolkit_view(self.state, self.structured_model, with_prompt=False)
-        return view.tools
+        return (await self.view(with_prompt=False)).tools
 
     async def commit_and_save(self, call: ToolCallBlock, result: ToolResultBlock) -> None:
         """Put a call's result into the reply, then reach the save point that follows."""
