@@ -14,7 +14,15 @@ from tether.context import estimate_text_tokens
 from tether.event import EventType, ReplyEndEvent, ToolResultEndEvent
 from tether.message import AssistantMsg, ChatUsage, ToolCallBlock, ToolResultState, UserMsg
 from tether.middleware import MiddlewareBase
-from tether.model import ScriptedChatModel
+from tether.model import (
+    ChatModelBase,
+    ChatRequest,
+    ModelDelta,
+    RetryPolicy,
+    ScriptedChatModel,
+    TextDelta,
+    stream_with_retries,
+)
 from tether.state import AgentState, ReplyCursor
 from tether.tool import FunctionTool, ToolContext, Toolkit, result_of, tool
 
@@ -150,3 +158,25 @@ def test_the_loops_writes_store_what_assignment_stores(model: Any, name: str, va
     put(by_put, name, value)
     assert by_put.__dict__ == by_setattr.__dict__
     assert by_put.model_fields_set == by_setattr.model_fields_set
+
+
+async def test_closing_the_retrying_stream_closes_the_providers_stream_at_once() -> None:
+    closed: list[bool] = []
+
+    class Slow(ChatModelBase):
+        def __init__(self) -> None:
+            super().__init__("slow")
+
+        async def stream(self, request: ChatRequest) -> AsyncIterator[ModelDelta]:
+            try:
+                yield TextDelta(text="a")
+                yield TextDelta(text="b")
+            finally:
+                closed.append(True)
+
+    stream = stream_with_retries(Slow(), ChatRequest(messages=[]), RetryPolicy())
+    assert await anext(stream) == TextDelta(text="a")
+    await stream.aclose()  # type: ignore[attr-defined]
+    assert closed == [True]
+    with pytest.raises(StopAsyncIteration):
+        await anext(stream)
