@@ -5,7 +5,8 @@ from __future__ import annotations
 import inspect
 import logging
 import traceback
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import aclosing
 from typing import Any
 
 from tether.event import (
@@ -96,8 +97,9 @@ async def result_of(
         if inspect.isawaitable(outcome):
             return to_result(call, await outcome)
         kept: list[ToolResultBlock] = []
-        async for _event in _chunks(call, outcome, context.reply_id, kept, emit=False):
-            pass
+        async with aclosing(_chunks(call, outcome, context.reply_id, kept, emit=False)) as chunks:
+            async for _event in chunks:
+                pass
         return kept[0]
     except Exception as exc:  # a tool's failure is the model's to handle, and logged
         return _failed(tool, call, exc)
@@ -110,7 +112,7 @@ async def _chunks(
     kept: list[ToolResultBlock],
     *,
     emit: bool,
-) -> AsyncIterator[AgentEvent]:
+) -> AsyncGenerator[AgentEvent, None]:
     """A streaming tool's text deltas (if `emit`); its result goes into `kept`."""
     parts: list[str] = []
     final: ToolResultBlock | None = None
@@ -159,8 +161,10 @@ async def run_tool(
             result = to_result(call, await outcome)
         else:
             kept: list[ToolResultBlock] = []
-            async for event in _chunks(call, outcome, reply_id, kept, emit=True):
-                yield event
+            # closed with this run: the tool's own stream stops now (see `_chunks`)
+            async with aclosing(_chunks(call, outcome, reply_id, kept, emit=True)) as chunks:
+                async for event in chunks:
+                    yield event
             result = kept[0]
     except Exception as exc:  # a tool's failure is the model's to handle, and logged
         result = _failed(tool, call, exc)
