@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from functools import partial
-from typing import Any, TypeGuard
+from typing import Any
 
+from tether._loop.assign import put
 from tether._loop.batch import (
     Finished,
     Outcome,
     call_arguments,
-    cannot_emit,
     interrupt_unfinished,
     open_batch,
+    returns_whole,
     run_batch,
 )
 from tether._loop.pause import UndoUnannouncedWaits
@@ -20,10 +21,10 @@ from tether._loop.results import UNKNOWN_OUTCOME
 from tether._loop.run import Run
 from tether.event import AgentEvent, EventType, ToolResultEndEvent, ToolResultStartEvent
 from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState
-from tether.middleware import ActingCall, PermissionCall, chain_awaitable, chain_iterator
+from tether.middleware import ActingCall, PermissionCall, chain_iterator
 from tether.middleware._chain import close_stream, has_hook
-from tether.permission import PermissionBehavior, PermissionDecision, PermissionEngine
-from tether.permission._tool_check import check_tool_call
+from tether.permission import PermissionBehavior
+from tether.permission._tool_check import decide_with_hooks, record_decision
 from tether.tool import (
     ArgumentError,
     Emit,
@@ -31,6 +32,7 @@ from tether.tool import (
     ToolContext,
     ToolkitView,
     error_result,
+    result_of,
     run_tool,
 )
 
@@ -42,12 +44,13 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
     state, reply_id = run.state, run.reply_id
     msg = state.reply_msg()
     assert msg is not None
-    view = await run.agent.toolkit_view(state, run.structured_model, with_prompt=False)
-    if any(c.state is ToolCallState.RUNNING for c in msg.tool_calls):
-        async for event in _recover(run, view, msg.tool_calls):
+    view = await run.view(with_prompt=False)
+    calls = msg.tool_calls
+    if any(c.state is ToolCallState.RUNNING for c in calls):
+        async for event in _recover(run, view, calls):
             yield event
     to_run: list[tuple[ToolCallBlock, ToolBase, dict[str, Any] | None]] = []
-    batch = open_batch(view, msg.tool_calls)
+    batch = open_batch(view, calls)
     with UndoUnannouncedWaits([call for call, _ in batch]):
         for call, args in batch:
             tool = view.tools.get(call.name)
@@ -55,34 +58,54 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
             answer = await _check(run, view, call, tool, args)
             if answer is not None:
                 await run.commit_and_save(call, answer)
-                if pending and run.announces(EventType.TOOL_RESULT_START):
-                    yield ToolResultStartEvent(reply_id=reply_id, block_id=call.id, name=call.name)
-                yield ToolResultEndEvent(reply_id=reply_id, block_id=call.id, tool_result=answer)
+                for event in _answered(run, call, answer, started=not pending):
+                    yield event
             elif call.state is ToolCallState.ALLOWED and tool is not None:
                 to_run.append((call, tool, None if isinstance(args, ArgumentError) else args))
-        if to_run:
-            for call, _, _ in to_run:
-                call.state = ToolCallState.RUNNING
-            await run.save()  # the claim: a racing worker's save fails before its tool runs
-            lone = _lone_call(run, to_run)
-            running = (
-                run_batch(to_run, partial(_events, run))
-                if lone is None
-                else _events(run, *to_run[0], None, Outcome())
-            )
+        if not to_run:
+            return
+        for call, _, _ in to_run:
+            put(call, "state", ToolCallState.RUNNING)
+        await run.save()  # the claim: a racing worker's save fails before its tool runs
+        try:
+            if _lone_call(run, to_run) is not None:  # nothing between the tool and the loop
+                lone, lone_tool, lone_args = to_run[0]
+                if run.announces(EventType.TOOL_RESULT_START):
+                    yield ToolResultStartEvent(reply_id=reply_id, block_id=lone.id, name=lone.name)
+                context = _context(run, lone, lone_tool, None)
+                result = await result_of(lone_tool, lone, context, lone_args)
+                await run.commit_and_save(lone, result)
+                if run.announces(EventType.TOOL_RESULT_END):
+                    yield ToolResultEndEvent(
+                        reply_id=reply_id, block_id=lone.id, tool_result=result
+                    )
+                return
+            running = run_batch(to_run, partial(_events, run))
             try:
                 async for item in running:
                     if isinstance(item, Finished):
                         await run.commit_and_save(item.call, item.result)
                         continue
-                    if lone is not None and _settles(item, lone):
-                        await run.commit_and_save(lone, item.tool_result)
                     yield item
-            except BaseException:  # stopped: close the batch now (its lone call's too)
+            except BaseException:  # stopped: close the batch now
                 await close_stream(running)
                 raise
-            finally:
-                await interrupt_unfinished([c for c, _, _ in to_run], run.commit)
+        finally:
+            await interrupt_unfinished([c for c, _, _ in to_run], run.commit)
+
+
+def _answered(
+    run: Run, call: ToolCallBlock, answer: ToolResultBlock, *, started: bool
+) -> list[AgentEvent]:
+    """The events of a call answered without running (its START only if not `started`)."""
+    events: list[AgentEvent] = []
+    if not started and run.announces(EventType.TOOL_RESULT_START):
+        events.append(ToolResultStartEvent(reply_id=run.reply_id, block_id=call.id, name=call.name))
+    if run.announces(EventType.TOOL_RESULT_END):
+        events.append(
+            ToolResultEndEvent(reply_id=run.reply_id, block_id=call.id, tool_result=answer)
+        )
+    return events
 
 
 def _lone_call(
@@ -90,22 +113,13 @@ def _lone_call(
 ) -> ToolCallBlock | None:
     """The batch's one call when nothing stands between its tool and the loop, else None.
 
-    A lone tool that cannot emit runs inline and no `on_acting` hook can drop or rewrite
-    its result event, so that event's result is the call's: the loop reads `run_tool`'s
-    stream itself (no `run_batch` layer, no `Finished` values).
+    A lone tool that returns its output whole (it cannot emit, nothing streams) and no
+    `on_acting` hook to drop or rewrite its result: the loop awaits the tool's result
+    itself (`result_of`: no event stream, no `run_batch` layer, no `Finished` values).
     """
-    if len(to_run) != 1 or has_hook(run.agent.middlewares, "on_acting"):
+    if len(to_run) != 1 or (run.agent.middlewares and has_hook(run.agent.middlewares, "on_acting")):
         return None
-    return to_run[0][0] if cannot_emit(to_run[0][1]) else None
-
-
-def _settles(event: AgentEvent, call: ToolCallBlock) -> TypeGuard[ToolResultEndEvent]:
-    """`event` is the first result event of `call` (the one committed)."""
-    return (
-        isinstance(event, ToolResultEndEvent)
-        and event.block_id == call.id
-        and call.state is not ToolCallState.FINISHED
-    )
+    return to_run[0][0] if returns_whole(to_run[0][1]) else None
 
 
 async def _check(
@@ -124,47 +138,33 @@ async def _check(
         return error_result(call, view.unknown_tool_message(call.name, run.state))
     if isinstance(args, ArgumentError):
         return error_result(call, f"Error: {args}")
-    check = PermissionCall(
-        agent=run.agent,
-        state=run.state,
-        reply_id=run.reply_id,
-        tool_call=call,
-        tool=tool,
-        tool_input=args,
-    )
-    if call.state is not ToolCallState.PENDING:  # confirmed (perhaps edited): checked again
-        answer = await _recheck(call, check)
-        if answer is None and tool.is_external_tool:  # now the caller's to run
-            call.state = ToolCallState.SUBMITTED
-        return answer
-    return await check_tool_call(run.agent.middlewares, check)
 
+    def record() -> PermissionCall:  # the hooks' record, built only if a hook is there
+        return PermissionCall(
+            agent=run.agent,
+            state=run.state,
+            reply_id=run.reply_id,
+            tool_call=call,
+            tool=tool,
+            tool_input=args,
+        )
 
-async def _engine_decision(check: PermissionCall) -> PermissionDecision:
-    engine = PermissionEngine(check.state.permission_context)
-    return await engine.decide(
-        check.tool, check.tool_input, check.state.tool_state_for(check.tool.name)
-    )
-
-
-async def _recheck(call: ToolCallBlock, check: PermissionCall) -> ToolResultBlock | None:
-    """A confirmed call is checked once more before it runs: a deny still wins.
-
-    The user may have edited the call into one a deny rule, a sensitive path or the work
-    dirs forbid (`ls /` → `rm victim.txt`); confirming never overrides a DENY. Any other
-    decision stands confirmed.
-    """
-    decision: PermissionDecision = await chain_awaitable(
-        check.agent.middlewares, "on_check_permission", check, _engine_decision
-    )
-    if decision.behavior is not PermissionBehavior.DENY:
-        return None
-    return error_result(
-        call,
-        f"Permission denied: {decision.reason}. The user confirmed this call, but it is "
-        "denied as it stands. Do not retry it as is.",
-        ToolResultState.DENIED,
-    )
+    decision = await decide_with_hooks(run.agent.middlewares, run.state, tool, args, record)
+    if call.state is ToolCallState.PENDING:
+        return record_decision(call, tool, decision)
+    # Confirmed (perhaps edited), checked again: the user may have edited the call into
+    # one a deny rule, a sensitive path or the work dirs forbid (`ls /` → `rm victim.txt`);
+    # confirming never overrides a DENY. Any other decision stands confirmed.
+    if decision.behavior is PermissionBehavior.DENY:
+        return error_result(
+            call,
+            f"Permission denied: {decision.reason}. The user confirmed this call, but it is "
+            "denied as it stands. Do not retry it as is.",
+            ToolResultState.DENIED,
+        )
+    if tool.is_external_tool:  # now the caller's to run
+        call.state = ToolCallState.SUBMITTED
+    return None
 
 
 async def _recover(
@@ -187,6 +187,18 @@ async def _recover(
         yield ToolResultEndEvent(reply_id=run.reply_id, block_id=call.id, tool_result=answer)
 
 
+def _context(run: Run, call: ToolCallBlock, tool: ToolBase, emit: Emit | None) -> ToolContext:
+    state = run.state
+    return ToolContext(
+        tool_call_id=call.id,
+        reply_id=run.reply_id,
+        permission_context=state.permission_context,
+        tool_state=state.tool_state_for(tool.name),
+        session_state=state,
+        emit=emit,
+    )
+
+
 def _events(
     run: Run,
     call: ToolCallBlock,
@@ -195,16 +207,9 @@ def _events(
     emit: Emit | None,
     outcome: Outcome,
 ) -> AsyncIterator[AgentEvent]:
-    context = ToolContext(
-        tool_call_id=call.id,
-        reply_id=run.reply_id,
-        permission_context=run.state.permission_context,
-        tool_state=run.state.tool_state_for(tool.name),
-        session_state=run.state,
-        emit=emit,
-    )
+    context = _context(run, call, tool, emit)
     announce = run.announces(EventType.TOOL_RESULT_START)
-    if not has_hook(run.agent.middlewares, "on_acting"):
+    if not run.agent.middlewares or not has_hook(run.agent.middlewares, "on_acting"):
         # No hook between the tool and the loop: its result event is its own result.
         return run_tool(tool, call, context, args, announce=announce)
     acting = ActingCall(

@@ -37,6 +37,7 @@ __all__ = [
     "interrupt_unfinished",
     "open_batch",
     "parse_call",
+    "returns_whole",
     "run_batch",
 ]
 
@@ -128,6 +129,16 @@ def cannot_emit(tool: ToolBase) -> bool:
     # A function tool without a ToolContext parameter has no way to emit events, so it
     # can run inline; anything else runs behind a queue so its events stream live.
     return isinstance(tool, FunctionTool) and not tool.takes_context
+
+
+def returns_whole(tool: ToolBase) -> bool:
+    """A function tool that cannot emit and does not stream: only its result comes out."""
+    return (
+        type(tool).call is FunctionTool.call
+        and isinstance(tool, FunctionTool)
+        and not tool.takes_context
+        and not tool.streams
+    )
 
 
 def run_batch(

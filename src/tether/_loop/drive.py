@@ -21,6 +21,7 @@ from tether._loop.run import Run
 from tether.errors import StructuredOutputError
 from tether.event import (
     AgentEvent,
+    EventType,
     ReplyEndEvent,
     RequireExternalExecutionEvent,
     RequireUserConfirmEvent,
@@ -34,6 +35,9 @@ if TYPE_CHECKING:
     from tether.agent import Agent
 
 __all__ = ["run_reply", "stream_reply"]
+
+_STREAM_HOOKS = ("on_reply", "on_reasoning", "on_acting")
+"""The hooks that see the reply's events."""
 
 
 def stream_reply(
@@ -49,22 +53,34 @@ def stream_reply(
     `every_event=False` (`reply()`): the events only a watcher reads are built only if a
     middleware watches the stream (`Run.announces` says which).
     """
-    watched = every_event or overrides_any(
-        agent.middlewares, ("on_reply", "on_reasoning", "on_acting")
-    )
+    return _open(agent, inputs, structured_schema, checkpoint, every_event=every_event)[1]
+
+
+def _open(
+    agent: Agent,
+    inputs: Any,
+    structured_schema: type[BaseModel] | None,
+    checkpoint: Checkpoint | None,
+    *,
+    every_event: bool,
+) -> tuple[Run, AsyncIterator[AgentEvent]]:
+    """The drive's `Run` and its event stream (inside the `on_reply` hooks, if any)."""
+    hooks = agent.middlewares
+    watched = every_event or overrides_any(hooks, _STREAM_HOOKS)
     run = Run(
         agent=agent,
         state=agent.state,
         structured_model=structured_schema,
         observed=watched,
+        heard=watched or any(has_hook(hooks, hook) for hook in _STREAM_HOOKS),
         checkpoint=checkpoint,
     )
-    if has_hook(agent.middlewares, "on_reply"):
+    if has_hook(hooks, "on_reply"):
         call = ReplyCall(agent=agent, state=run.state, inputs=inputs)
-        stream = chain_iterator(agent.middlewares, "on_reply", call, lambda c: drive(run, c.inputs))
+        stream = chain_iterator(hooks, "on_reply", call, lambda c: drive(run, c.inputs))
     else:
         stream = drive(run, inputs)
-    return stream if checkpoint is None else _rolled_back_on_failure(run, stream)
+    return run, stream if checkpoint is None else _rolled_back_on_failure(run, stream)
 
 
 async def run_reply(
@@ -73,16 +89,22 @@ async def run_reply(
     structured_schema: type[BaseModel] | None,
     checkpoint: Checkpoint | None,
 ) -> Msg:
-    """Drain `stream_reply`: the final message, or the paused reply saying what it waits for."""
+    """Drain `stream_reply`: the final message, or the paused reply saying what it waits for.
+
+    The final message is REPLY_END's, or (no hook hears the events, so that event is not
+    built) the one the loop left in `Run.final`.
+    """
     pauses: list[AgentEvent] = []
     final: Msg | None = None
     # Drain the whole stream: middleware may still act after REPLY_END.
-    stream = stream_reply(agent, inputs, structured_schema, checkpoint, every_event=False)
+    run, stream = _open(agent, inputs, structured_schema, checkpoint, every_event=False)
     async for event in stream:
         if isinstance(event, ReplyEndEvent):
             final = event.msg
         elif isinstance(event, RequireUserConfirmEvent | RequireExternalExecutionEvent):
             pauses.append(event)
+    if final is None:
+        final = run.final
     if final is not None:
         return final
     if not pauses:
@@ -95,6 +117,7 @@ async def drive(run: Run, inputs: Any) -> AsyncIterator[AgentEvent]:
     agent = run.agent
     run.start()
     started = await begin_reply(run, inputs, agent.name, agent.react_config.on_rejection)
+    run.reply_id = run.cursor.reply_id
     await run.save()
     for event in started:
         yield event
@@ -150,7 +173,11 @@ async def finish(run: Run) -> list[AgentEvent]:
             '`ReActConfig(on_missing_structured_output="return_text")`',
             msg=detached(msg),
         )
-    return [*events, ReplyEndEvent(reply_id=reply_id, msg=detached(msg))]
+    final = detached(msg)
+    if not run.announces(EventType.REPLY_END):  # `reply()` takes it from the run
+        run.final = final
+        return events
+    return [*events, ReplyEndEvent(reply_id=reply_id, msg=final)]
 
 
 async def _rolled_back_on_failure(

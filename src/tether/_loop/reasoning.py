@@ -23,6 +23,7 @@ from tether.model import (
     ToolChoice,
     stream_with_retries,
 )
+from tether.state import ReplyCursor
 
 if TYPE_CHECKING:
     from tether.agent import Agent
@@ -35,20 +36,20 @@ STRUCTURED_HINT = f"Give your final answer by calling `{STRUCTURED_TOOL}` with i
 STRUCTURED_FINAL_HINT = f"{_NO_STEPS_LEFT} {STRUCTURED_HINT}"
 
 
-def _steering(run: Run, action: Reason) -> tuple[ToolChoice, str | None]:
+def _steering(cursor: ReplyCursor, action: Reason) -> tuple[ToolChoice, str | None]:
     """The step's tool choice and hint: a forced final step may only give the answer."""
     if action.forced_final:
-        if run.cursor.structured_json_schema is not None:
+        if cursor.structured_json_schema is not None:
             return NamedToolChoice(STRUCTURED_TOOL), STRUCTURED_FINAL_HINT
         return "none", FORCED_FINAL_HINT
-    if run.cursor.structured_reminder:
+    if cursor.structured_reminder:
         return NamedToolChoice(STRUCTURED_TOOL), STRUCTURED_HINT
     return "auto", None
 
 
 def reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
     """One reasoning step, wrapped in the `on_reasoning` hooks."""
-    if not has_hook(run.agent.middlewares, "on_reasoning"):
+    if not run.agent.middlewares or not has_hook(run.agent.middlewares, "on_reasoning"):
         return _reason(run, action)
     call = ReasoningCall(
         agent=run.agent, state=run.state, reply_id=run.reply_id, iteration=run.cursor.iteration + 1
@@ -60,7 +61,7 @@ def reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
 
 async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
     agent, state, reply_id = run.agent, run.state, run.reply_id
-    view = await agent.toolkit_view(state, run.structured_model)
+    view = await run.view(with_prompt=True)
     system_prompt = await build_system_prompt(agent, state, view.prompt)
     compressed = await compress_with_hooks(
         agent, state, system_prompt, force=False, config=agent.context_config, tools=view.schemas
@@ -68,7 +69,8 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
     if compressed is not None:
         yield compressed
         system_prompt = await build_system_prompt(agent, state, view.prompt)  # the new summary
-    tool_choice, hint = _steering(run, action)
+    cursor = run.cursor
+    tool_choice, hint = _steering(cursor, action)
     tools = view.schemas
     if action.forced_final:  # none, or only the structured answer's
         tools = [t for t in tools if tool_choice != "none" and t["name"] == STRUCTURED_TOOL]
@@ -76,7 +78,7 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
         messages=request_messages(state, system_prompt, hint),
         tools=tools,
         tool_choice=tool_choice,
-        structured_json_schema=run.cursor.structured_json_schema,
+        structured_json_schema=cursor.structured_json_schema,
     )
     if run.announces(EventType.MODEL_CALL_START):
         yield ModelCallStartEvent(reply_id=reply_id, model_name=agent.model.model_name)
@@ -84,7 +86,7 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
     policy = agent.model_config.policy()
     model_name = agent.model.model_name
     ids, hooks = CallIds(state), agent.middlewares
-    if has_hook(hooks, "on_model_call"):
+    if hooks and has_hook(hooks, "on_model_call"):
         model_call = ModelCall(
             agent=agent, state=state, reply_id=reply_id, model=agent.model, request=request
         )

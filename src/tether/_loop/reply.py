@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel
 
 from tether._ids import new_id
+from tether._loop.assign import put
 from tether._loop.batch import Commit, interrupt_unfinished
 from tether._loop.pause import apply_resume, is_paused, validate_resume
 from tether._loop.results import STRUCTURED_TOOL, UNKNOWN_OUTCOME
@@ -92,12 +93,13 @@ async def start_reply(
         state.add_message(msg)
     reply_id = new_id()
     state.add_message(AssistantMsg(name=name, content=[], id=reply_id))
-    state.reply = ReplyCursor(
+    cursor = ReplyCursor(
         reply_id=reply_id,
         structured_json_schema=(
             structured_model.model_json_schema() if structured_model is not None else None
         ),
     )
+    put(state, "reply", cursor)
     return reply_id
 
 
@@ -146,15 +148,15 @@ def commit_step(
         state.note_blocks(blocks)  # else the usage re-anchors the count on the provider's
     if usage is not None:
         state.record_usage(usage)
-        msg.usage = usage if msg.usage is None else msg.usage + usage
-    cursor.iteration += 1
+        put(msg, "usage", usage if msg.usage is None else msg.usage + usage)
+    put(cursor, "iteration", cursor.iteration + 1)
     if any(isinstance(b, ToolCallBlock) for b in blocks):
         return
     if cursor.structured_json_schema is not None and "structured_output" not in msg.metadata:
         if not forced_final and not cursor.structured_reminder:
             cursor.structured_reminder = True  # one more step, forced to call the tool
             return
-    cursor.finished = True
+    put(cursor, "finished", True)
 
 
 async def close_reply(state: AgentState, commit: Commit) -> None:
@@ -164,7 +166,7 @@ async def close_reply(state: AgentState, commit: Commit) -> None:
     running = [c for c in calls if c.state is ToolCallState.RUNNING]  # their process died
     await interrupt_unfinished(running, commit, UNKNOWN_OUTCOME)
     await interrupt_unfinished(calls, commit, "The reply ended before this call ran.")
-    state.reply = None
+    put(state, "reply", None)
 
 
 async def observe_messages(agent: Agent, msgs: Msg | list[Msg]) -> None:

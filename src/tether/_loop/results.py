@@ -7,6 +7,7 @@ from dataclasses import replace
 from pydantic import BaseModel
 
 from tether._ids import new_id
+from tether._loop.assign import put
 from tether._loop.batch import call_arguments
 from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState, detached
 from tether.model import ToolCallDelta
@@ -42,7 +43,7 @@ def store_result(
     msg = state.reply_msg()
     assert msg is not None and state.reply is not None, "no reply in progress"
     msg.put_tool_result(kept)
-    call.state = ToolCallState.FINISHED
+    put(call, "state", ToolCallState.FINISHED)
     state.note_blocks([kept])
     if call.name == STRUCTURED_TOOL and result.state is ToolResultState.SUCCESS:
         args = call_arguments(call) or {}
@@ -52,7 +53,7 @@ def store_result(
             msg.metadata["structured_output"] = answer.model_dump(mode="json")
         else:  # resumed in a process that was not given the model class
             msg.metadata["structured_output"] = args
-        state.reply.finished = True
+        put(state.reply, "finished", True)
 
 
 class CallIds:

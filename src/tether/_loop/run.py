@@ -10,11 +10,12 @@ from pydantic import BaseModel
 
 from tether._loop.checkpoint import Snapshot, restore, snapshot
 from tether._loop.results import STRUCTURED_TOOL, store_result
+from tether._loop.structured import reply_view
 from tether.context import fit_tool_result
 from tether.event import EventType
-from tether.message import ToolCallBlock, ToolResultBlock
+from tether.message import Msg, ToolCallBlock, ToolResultBlock
 from tether.state import AgentState, Checkpoint, ReplyCursor
-from tether.tool import ToolBase
+from tether.tool import ToolBase, ToolkitView
 
 if TYPE_CHECKING:
     from tether.agent._agent import Agent
@@ -39,6 +40,9 @@ _FOR_WATCHERS = frozenset(
     }
 )
 """The events only a watcher of the stream reads: the loop itself needs none of them."""
+_FOR_HOOKS = frozenset({EventType.TOOL_RESULT_END, EventType.REPLY_END})
+"""The events only a hook reads besides the watchers' (`reply()` takes the final message
+from `Run.final` when no hook hears the events)."""
 
 
 @dataclass(slots=True)
@@ -51,8 +55,15 @@ class Run:
     observed: bool = True
     """Someone watches the event stream: every event is built. False (`reply()` with no
     middleware watching): the events in `_FOR_WATCHERS` are not (see `announces`)."""
+    heard: bool = True
+    """Some hook sees the events (`reply_stream()`, or an `on_reply`, `on_reasoning` or
+    `on_acting` hook). False: the events in `_FOR_HOOKS` are not built either."""
     checkpoint: Checkpoint | None = None
     """Awaited at every save point (see `save`)."""
+    reply_id: str = ""
+    """The reply's id, once it started (or resumed): set by the loop (`drive`)."""
+    final: Msg | None = None
+    """The reply's final message (its copy handed out) when REPLY_END is not built."""
     saved: Snapshot | None = None
     """The state as of the last successful checkpoint (kept only with a checkpoint)."""
     failed: bool = False
@@ -65,20 +76,18 @@ class Run:
         assert cursor is not None, "no reply in progress"
         return cursor
 
-    @property
-    def reply_id(self) -> str:
-        """The reply's id."""
-        return self.cursor.reply_id
-
     def announces(self, kind: EventType) -> bool:
         """Whether this drive builds events of `kind`: the one place the loop skips events.
 
         `reply_stream()` builds every event; `reply()` with no middleware watching skips
         the ones only a watcher reads (block events, REPLY_START, model-call start and
         end, TOOL_RESULT_START), keeping REPLY_END, tool results, pauses, retries,
-        compression and plugin events.
+        compression and plugin events; with no iterator hook at all, TOOL_RESULT_END and
+        REPLY_END too (nothing reads them: `reply()` takes the message from `final`).
         """
-        return self.observed or kind not in _FOR_WATCHERS
+        if self.observed:
+            return True
+        return kind not in _FOR_WATCHERS and (self.heard or kind not in _FOR_HOOKS)
 
     def start(self) -> None:
         """Keep the state as loaded: a checkpoint failing before any succeeded rolls back here."""
@@ -113,10 +122,14 @@ class Run:
         # Unobserved, the result's event never leaves the loop: no copy is needed.
         store_result(state, call, kept, result, self.structured_model, shared=self.observed)
 
+    async def view(self, *, with_prompt: bool) -> ToolkitView:
+        """The tools of this step (and the sources' prompt text if `with_prompt`)."""
+        toolkit, model = self.agent.toolkit, self.structured_model
+        return await reply_view(toolkit, self.state, model, with_prompt=with_prompt)
+
     async def tools(self) -> Mapping[str, ToolBase]:
         """The reply's tools by name."""
-        view = await self.agent.toolkit_view(self.state, self.structured_model, with_prompt=False)
-        return view.tools
+        return (await self.view(with_prompt=False)).tools
 
     async def commit_and_save(self, call: ToolCallBlock, result: ToolResultBlock) -> None:
         """Put a call's result into the reply, then reach the save point that follows."""

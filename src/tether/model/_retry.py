@@ -63,55 +63,115 @@ def _may_fall_back(error: BaseException) -> bool:
     )
 
 
-async def stream_with_retries(
+def stream_with_retries(
     model: ChatModelBase, request: ChatRequest, policy: RetryPolicy
 ) -> AsyncIterator[ModelDelta | RetryNotice]:
     """Stream from `model`, retrying transient failures raised before the first delta.
 
     After the retries run out (or on a non-retryable provider error before any output)
     the fallback model, if any, gets the same treatment. A failure after output began
-    raises `StreamInterruptedError`: half an answer is never silently replayed.
+    raises `StreamInterruptedError`: half an answer is never silently replayed. Closing
+    the stream (`aclose`) closes the provider's stream at once.
     """
-    models = [model] if policy.fallback is None else [model, policy.fallback]
-    first_failure: BaseException | None = None
-    for position, current in enumerate(models):
-        next_model = models[position + 1] if position + 1 < len(models) else None
-        attempt = 0
-        while True:
-            attempt += 1
-            started = False
-            try:
-                async for delta in current.stream(request):
-                    # usage alone is not output: an error after it may still be retried
-                    started = started or not isinstance(delta, UsageDelta | StopDelta)
-                    yield delta
-                return
-            except asyncio.CancelledError:
+    return _RetryingStream(model, request, policy)
+
+
+class _RetryingStream:
+    """`stream_with_retries`' iterator, an object rather than an async generator.
+
+    The common case (the first attempt works) costs one `await` per delta and no
+    generator of its own.
+    """
+
+    __slots__ = (
+        "_attempt",
+        "_done",
+        "_first_failure",
+        "_models",
+        "_policy",
+        "_position",
+        "_request",
+        "_started",
+        "_stream",
+        "_wait",
+    )
+
+    def __init__(self, model: ChatModelBase, request: ChatRequest, policy: RetryPolicy) -> None:
+        self._models = (model,) if policy.fallback is None else (model, policy.fallback)
+        self._request, self._policy = request, policy
+        self._position, self._attempt = 0, 1
+        self._stream: AsyncIterator[ModelDelta] | None = None
+        self._started, self._done = False, False
+        self._wait: float | None = None  # the backoff before the next attempt (notice given)
+        self._first_failure: BaseException | None = None
+
+    def __aiter__(self) -> _RetryingStream:
+        return self
+
+    async def __anext__(self) -> ModelDelta | RetryNotice:
+        if self._done:
+            raise StopAsyncIteration
+        if self._wait is not None:
+            delay, self._wait = self._wait, None
+            await asyncio.sleep(delay)
+        current = self._models[self._position]
+        try:
+            if self._stream is None:
+                self._stream = current.stream(self._request)
+            delta = await self._stream.__anext__()
+        except StopAsyncIteration:
+            self._done = True
+            raise
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            self._stream = None
+            notice = self._after_failure(current, error)
+            if notice is None:
+                self._done = True
                 raise
-            except Exception as error:
-                if started:
-                    if isinstance(error, StreamInterruptedError):
-                        raise
-                    raise StreamInterruptedError(
-                        f"the stream from {current.model_name!r} broke after output began "
-                        f"({type(error).__name__}: {error}); it is not replayed. "
-                        "Call `reply(None)` to try the step again."
-                    ) from error
-                retryable = current.is_retryable(error)
-                if retryable and attempt <= policy.max_retries:
-                    delay = policy.delay(attempt, current.retry_after(error))
-                    yield RetryNotice(current.model_name, attempt, error, delay, current.model_name)
-                    await asyncio.sleep(delay)
-                    continue
-                if next_model is not None and (retryable or _may_fall_back(error)):
-                    first_failure = error
-                    yield RetryNotice(
-                        current.model_name, attempt, error, 0.0, next_model.model_name
-                    )
-                    break
-                if first_failure is not None:
-                    error.add_note(
-                        f"this is the fallback model's error; {model.model_name!r} failed "
-                        f"before it: {type(first_failure).__name__}: {first_failure}"
-                    )
-                raise
+            return notice
+        # usage alone is not output: an error after it may still be retried
+        if not self._started and not isinstance(delta, UsageDelta | StopDelta):
+            self._started = True
+        return delta
+
+    def _after_failure(self, current: ChatModelBase, error: Exception) -> RetryNotice | None:
+        """The notice of the next attempt (a retry or the fallback), or None: re-raise."""
+        if self._started:
+            self._done = True
+            if isinstance(error, StreamInterruptedError):
+                return None
+            raise StreamInterruptedError(
+                f"the stream from {current.model_name!r} broke after output began "
+                f"({type(error).__name__}: {error}); it is not replayed. "
+                "Call `reply(None)` to try the step again."
+            ) from error
+        policy, attempt = self._policy, self._attempt
+        retryable = current.is_retryable(error)
+        if retryable and attempt <= policy.max_retries:
+            delay = policy.delay(attempt, current.retry_after(error))
+            self._attempt, self._wait = attempt + 1, delay
+            return RetryNotice(current.model_name, attempt, error, delay, current.model_name)
+        position = self._position + 1
+        if position < len(self._models) and (retryable or _may_fall_back(error)):
+            self._first_failure = error
+            self._position, self._attempt = position, 1
+            return RetryNotice(
+                current.model_name, attempt, error, 0.0, self._models[position].model_name
+            )
+        if self._first_failure is not None:
+            first = self._first_failure
+            error.add_note(
+                f"this is the fallback model's error; {self._models[0].model_name!r} failed "
+                f"before it: {type(first).__name__}: {first}"
+            )
+        return None
+
+    async def aclose(self) -> None:
+        """Stop: the provider's stream is closed now."""
+        self._done = True
+        stream, self._stream = self._stream, None
+        close = getattr(stream, "aclose", None)
+        if close is not None:
+            await close()

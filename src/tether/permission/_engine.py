@@ -119,12 +119,21 @@ class PermissionEngine:
         tool_state: Mapping[str, Any] | None,
     ) -> PermissionDecision:
         ctx = self.context
-        rule = self._matching(ctx.deny_rules, subject, tool_input, tool_state)
+        # (no rules of a kind, the common case: no call at all)
+        rule = (
+            self._matching(ctx.deny_rules, subject, tool_input, tool_state)
+            if ctx.deny_rules
+            else None
+        )
         if rule is not None:
             return PermissionDecision(
                 behavior=PermissionBehavior.DENY, reason=f"denied by rule `{rule}`", rule=rule
             )
-        rule = self._matching(ctx.ask_rules, subject, tool_input, tool_state)
+        rule = (
+            self._matching(ctx.ask_rules, subject, tool_input, tool_state)
+            if ctx.ask_rules
+            else None
+        )
         if rule is not None:
             return PermissionDecision(
                 behavior=PermissionBehavior.ASK, reason=f"rule `{rule}` asks", rule=rule

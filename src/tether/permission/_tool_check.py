@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
-from tether.message import ToolCallState, ToolResultBlock, ToolResultState
-from tether.middleware import MiddlewareBase, PermissionCall, chain_awaitable
+from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState
+from tether.middleware import MiddlewareBase, PermissionCall, chain_awaitable, overrides
 from tether.permission._engine import PermissionEngine
 from tether.permission._types import (
     PermissionBehavior,
@@ -14,28 +15,59 @@ from tether.permission._types import (
     PermissionRule,
 )
 
-__all__ = ["check_tool_call", "remember_rules"]
+if TYPE_CHECKING:
+    from tether.state import AgentState
+    from tether.tool import ToolBase
+
+__all__ = [
+    "decide_call",
+    "decide_with_hooks",
+    "engine_decision",
+    "record_decision",
+    "remember_rules",
+]
 
 
-async def _engine_decision(call: PermissionCall) -> PermissionDecision:
-    engine = PermissionEngine(call.state.permission_context)
-    return await engine.decide(
-        call.tool, call.tool_input, call.state.tool_state_for(call.tool.name)
-    )
+async def engine_decision(call: PermissionCall) -> PermissionDecision:
+    """The engine's decision for `call` (the innermost handler of `on_check_permission`)."""
+    return await decide_call(call.state, call.tool, call.tool_input)
 
 
-async def check_tool_call(
-    middlewares: Sequence[MiddlewareBase], check: PermissionCall
+async def decide_call(
+    state: AgentState, tool: ToolBase, tool_input: dict[str, Any]
+) -> PermissionDecision:
+    """The engine's decision for a call of `tool` in session `state` (no hooks)."""
+    engine = PermissionEngine(state.permission_context)
+    return await engine.decide(tool, tool_input, state.tool_state_for(tool.name))
+
+
+async def decide_with_hooks(
+    middlewares: Sequence[MiddlewareBase],
+    state: AgentState,
+    tool: ToolBase,
+    tool_input: dict[str, Any],
+    make_call: Callable[[], PermissionCall],
+) -> PermissionDecision:
+    """The decision through the `on_check_permission` hooks, or the engine's alone.
+
+    `make_call()` builds the hooks' record, only when there is a hook.
+    """
+    if middlewares and any(overrides(mw, "on_check_permission") for mw in middlewares):
+        decision: PermissionDecision = await chain_awaitable(
+            middlewares, "on_check_permission", make_call(), engine_decision
+        )
+        return decision
+    return await decide_call(state, tool, tool_input)
+
+
+def record_decision(
+    call: ToolCallBlock, tool: ToolBase, decision: PermissionDecision
 ) -> ToolResultBlock | None:
-    """Decide `check` through the `on_check_permission` hooks, then record the decision.
+    """Record a first check's decision on the call.
 
     DENY returns the error result the model reads. Otherwise the call's state is set:
     ASKING (with the suggested rules), SUBMITTED for an external tool, else ALLOWED.
     """
-    decision: PermissionDecision = await chain_awaitable(
-        middlewares, "on_check_permission", check, _engine_decision
-    )
-    call = check.tool_call
     if decision.behavior is PermissionBehavior.DENY:
         return ToolResultBlock(
             id=call.id,
@@ -47,9 +79,7 @@ async def check_tool_call(
         call.state = ToolCallState.ASKING
         call.suggested_rules = list(decision.suggested_rules)
     else:
-        call.state = (
-            ToolCallState.SUBMITTED if check.tool.is_external_tool else ToolCallState.ALLOWED
-        )
+        call.state = ToolCallState.SUBMITTED if tool.is_external_tool else ToolCallState.ALLOWED
     return None
 
 

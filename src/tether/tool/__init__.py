@@ -9,7 +9,7 @@ from tether.tool._base import ToolBase, ToolChunk, ToolContext, ToolOutput
 from tether.tool._batching import next_batch
 from tether.tool._function import FunctionTool, tool
 from tether.tool._merge import Emit, merge_streams
-from tether.tool._runner import error_result, run_tool, to_result
+from tether.tool._runner import error_result, result_of, run_tool, to_result
 from tether.tool._source import PromptParts, ToolSourceBase
 from tether.tool._toolkit import Toolkit, ToolkitView
 
@@ -38,6 +38,7 @@ __all__ = [
     "merge_streams",
     "next_batch",
     "parse_arguments",
+    "result_of",
     "run_tool",
     "to_result",
     "tool",

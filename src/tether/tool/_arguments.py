@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 __all__ = ["ArgumentError", "parse_arguments", "validate_arguments"]
 
+_scan: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # set by __init__; typeshed omits it
+"""`json.loads` without its Python layers (`loads`, `decode`, `raw_decode`)."""
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 
@@ -51,7 +54,14 @@ def parse_arguments(raw: str) -> dict[str, Any]:
     text = raw.strip()
     if not text:
         return {}
-    try:  # the common case: valid JSON, no repair needed
+    try:  # the common case, an object and nothing after it: read by the C scanner alone
+        value, end = _scan(text, 0)
+    except (StopIteration, ValueError):
+        pass
+    else:
+        if end == len(text) and type(value) is dict:
+            return value
+    try:  # valid JSON, no repair needed
         value = json.loads(text)
     except json.JSONDecodeError:
         pass

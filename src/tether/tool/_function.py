@@ -132,6 +132,11 @@ class FunctionTool(ToolBase):
         """Whether the function receives the `ToolContext` (and so may emit events)."""
         return self._ctx_param is not None
 
+    @property
+    def streams(self) -> bool:
+        """Whether the function is a generator: its output comes in chunks."""
+        return self._kind == "asyncgen" or self._kind == "gen"
+
     def call(
         self, tool_input: BaseModel, context: ToolContext
     ) -> Awaitable[ToolOutput] | AsyncIterator[ToolChunk]:

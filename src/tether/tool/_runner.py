@@ -5,7 +5,8 @@ from __future__ import annotations
 import inspect
 import logging
 import traceback
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import aclosing
 from typing import Any
 
 from tether.event import (
@@ -24,7 +25,7 @@ from tether.message import (
 from tether.tool._arguments import ArgumentError, parse_arguments, validate_arguments
 from tether.tool._base import ToolBase, ToolContext, ToolOutput
 
-__all__ = ["error_result", "run_tool", "to_result"]
+__all__ = ["error_result", "result_of", "run_tool", "to_result"]
 
 _log = logging.getLogger("tether.tool")
 
@@ -72,6 +73,68 @@ def _describe_exception(tool: ToolBase, exc: BaseException) -> str:
     )
 
 
+def _failed(tool: ToolBase, call: ToolCallBlock, exc: Exception) -> ToolResultBlock:
+    """The error result for bad arguments or a tool's exception (which is logged)."""
+    if isinstance(exc, ArgumentError):
+        return error_result(call, f"Error: {exc}")
+    _log.warning("tool %r raised (call %s)", tool.name, call.id, exc_info=exc)
+    return error_result(call, _describe_exception(tool, exc))
+
+
+async def result_of(
+    tool: ToolBase, call: ToolCallBlock, context: ToolContext, arguments: dict[str, Any] | None
+) -> ToolResultBlock:
+    """Run `tool` for `call` and return its result: `run_tool` without the events.
+
+    Meant for a tool whose call returns its output whole (a coroutine or a sync
+    function); a streaming tool's chunks are joined, but no delta event is made. Bad
+    arguments and exceptions become error results; only cancellation propagates.
+    """
+    try:
+        if arguments is None:
+            arguments = parse_arguments(call.input)
+        outcome = tool.call(validate_arguments(tool.input_model, arguments), context)
+        if inspect.isawaitable(outcome):
+            return to_result(call, await outcome)
+        kept: list[ToolResultBlock] = []
+        async with aclosing(_chunks(call, outcome, context.reply_id, kept, emit=False)) as chunks:
+            async for _event in chunks:
+                pass
+        return kept[0]
+    except Exception as exc:  # a tool's failure is the model's to handle, and logged
+        return _failed(tool, call, exc)
+
+
+async def _chunks(
+    call: ToolCallBlock,
+    outcome: AsyncIterator[Any],
+    reply_id: str,
+    kept: list[ToolResultBlock],
+    *,
+    emit: bool,
+) -> AsyncGenerator[AgentEvent, None]:
+    """A streaming tool's text deltas (if `emit`); its result goes into `kept`."""
+    parts: list[str] = []
+    final: ToolResultBlock | None = None
+    try:
+        async for chunk in outcome:
+            if isinstance(chunk, ToolResultBlock):
+                final = to_result(call, chunk)
+            else:
+                parts.append(str(chunk))
+                if emit:
+                    yield ToolResultTextDeltaEvent(
+                        reply_id=reply_id, block_id=call.id, delta=str(chunk)
+                    )
+    finally:
+        # Closed at once when this run is closed or cancelled, so the tool stops
+        # what it runs (a Bash command) now, not when the generator is collected.
+        close = getattr(outcome, "aclose", None)
+        if close is not None:
+            await close()
+    kept.append(final if final is not None else to_result(call, "".join(parts)))
+
+
 async def run_tool(
     tool: ToolBase,
     call: ToolCallBlock,
@@ -97,27 +160,12 @@ async def run_tool(
         if inspect.isawaitable(outcome):
             result = to_result(call, await outcome)
         else:
-            parts: list[str] = []
-            final: ToolResultBlock | None = None
-            try:
-                async for chunk in outcome:
-                    if isinstance(chunk, ToolResultBlock):
-                        final = to_result(call, chunk)
-                    else:
-                        parts.append(str(chunk))
-                        yield ToolResultTextDeltaEvent(
-                            reply_id=reply_id, block_id=call.id, delta=str(chunk)
-                        )
-            finally:
-                # Closed at once when this run is closed or cancelled, so the tool stops
-                # what it runs (a Bash command) now, not when the generator is collected.
-                close = getattr(outcome, "aclose", None)
-                if close is not None:
-                    await close()
-            result = final if final is not None else to_result(call, "".join(parts))
-    except ArgumentError as exc:
-        result = error_result(call, f"Error: {exc}")
+            kept: list[ToolResultBlock] = []
+            # closed with this run: the tool's own stream stops now (see `_chunks`)
+            async with aclosing(_chunks(call, outcome, reply_id, kept, emit=True)) as chunks:
+                async for event in chunks:
+                    yield event
+            result = kept[0]
     except Exception as exc:  # a tool's failure is the model's to handle, and logged
-        _log.warning("tool %r raised (call %s)", tool.name, call.id, exc_info=exc)
-        result = error_result(call, _describe_exception(tool, exc))
+        result = _failed(tool, call, exc)
     yield ToolResultEndEvent(reply_id=reply_id, block_id=call.id, tool_result=result)

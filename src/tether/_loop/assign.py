@@ -1,0 +1,25 @@
+"""`put`: the loop's writes to the state's models, without pydantic's `__setattr__`.
+
+The state's models (`AgentState`, `ReplyCursor`, messages and blocks) validate no
+assignment and are not frozen, so `model.name = value` only stores the value and notes
+the name as set; pydantic's `__setattr__` takes two Python calls for that (three for a
+model whose fields-set is the shared one, see `tether.state`'s `lighten`). The loop
+writes a few fields at every step, so it writes them itself. A test checks that the
+models still validate no assignment.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+__all__ = ["put"]
+
+
+def put(model: BaseModel, name: str, value: Any) -> None:
+    """`model.<name> = value` for a field of a model that validates no assignment."""
+    model.__dict__[name] = value
+    fields = model.__pydantic_fields_set__
+    if name not in fields:
+        fields.add(name)
