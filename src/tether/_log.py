@@ -49,6 +49,8 @@ _ASSIGNED = re.compile(
     r"(\"?\s*[:=]\s*\"?)([^\s\"',;&]{6,})"
 )
 _secrets: set[str] = set()
+_longest_first: tuple[str, ...] = ()
+"""`_secrets`, longest first: sorted when one is added, not at every `redact`."""
 _STANDARD = frozenset(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {
     "message",
     "asctime",
@@ -57,13 +59,15 @@ _STANDARD = frozenset(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) 
 
 def register_secret(value: str | None) -> None:
     """Hide `value` (e.g. an API key) wherever it appears in a record or span from now on."""
-    if value and len(value) >= _MIN_SECRET:
+    global _longest_first
+    if value and len(value) >= _MIN_SECRET and value not in _secrets:
         _secrets.add(value)
+        _longest_first = tuple(sorted(_secrets, key=len, reverse=True))
 
 
 def redact(text: str) -> str:
     """`text` with every registered secret and anything shaped like an API key hidden."""
-    for secret in sorted(_secrets, key=len, reverse=True) if _secrets else ():
+    for secret in _longest_first:  # (a longer secret may contain a shorter one)
         if secret in text:
             text = text.replace(secret, _HIDDEN)
     lowered = text.lower()  # the patterns need one of these words: most texts have none

@@ -16,6 +16,28 @@ __all__ = ["ModelWatch", "request_content"]
 
 _model_log = get_logger("model")
 
+_IGNORED, _USAGE, _STOP, _RETRY, _PART = range(5)
+_KINDS: dict[type, int] = {}
+"""What `ModelWatch.see` does with an item, by the item's class (filled on first sight)."""
+
+
+def _kind_of(cls: type) -> int:
+    t = loop_types()
+    kind = _IGNORED
+    for known, meaning in (
+        (t.Usage, _USAGE),
+        (t.Stop, _STOP),
+        (t.Retry, _RETRY),
+        (t.Text, _PART),
+        (t.ToolCall, _PART),
+    ):
+        if issubclass(cls, known):
+            kind = meaning
+            break
+    if len(_KINDS) < 256:  # (a stream of ever new classes is not worth remembering)
+        _KINDS[cls] = kind
+    return kind
+
 
 class ModelWatch:
     """What one model call's stream says: usage, why it stopped, retries, the answer."""
@@ -41,15 +63,19 @@ class ModelWatch:
         self.parts: list[Any] = []
 
     def see(self, item: Any, span: trace.Span, metrics: Instruments, base: dict[str, Any]) -> None:
-        """Take one item of the stream."""
-        t = loop_types()
-        if isinstance(item, t.Usage):
+        """Take one item of the stream (one dictionary lookup for the items it ignores)."""
+        kind = _KINDS.get(type(item))
+        if kind is None:
+            kind = _kind_of(type(item))
+        if kind == _IGNORED:
+            return
+        if kind == _USAGE:
             self.usage = item.usage
-        elif isinstance(item, t.Stop):
+        elif kind == _STOP:
             self.finish_reason, self.raw_finish_reason = str(item.reason), item.raw
-        elif isinstance(item, t.Retry):
+        elif kind == _RETRY:
             self._retry(item, span, metrics, base)
-        elif self.capture and isinstance(item, t.Text | t.ToolCall):
+        elif self.capture:  # a text or tool call piece
             self.parts.append(item)
 
     def _retry(

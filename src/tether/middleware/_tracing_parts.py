@@ -174,9 +174,10 @@ class ReplyTrace:
     span: trace.Span
     state: Any
     session_id: str
-    capture: bool = False
+    capture: bool
     """Whether contents go into this reply's spans (decided once, at its start)."""
-    context: otel_context.Context = field(default_factory=otel_context.Context)
+    context: otel_context.Context
+    """The reply's span and this record: what is current while one of its steps runs."""
     reply_id: str = ""
     decisions: dict[str, tuple[str, str, bool | None]] = field(default_factory=dict)
     """Call id → (behavior, reason, confirmed by the user) until its tool span starts."""
