@@ -5,8 +5,11 @@ answers (the workload of `benchmarks/loop_overhead.py`, imported from it). Cases
 
 - no middleware (the baseline);
 - `TracingMiddleware`, no SDK provider set (target: ≤ 5% over the baseline);
-- with an SDK `TracerProvider` exporting to a no-op exporter (target: ≤ 40%);
-- the same plus an SDK `MeterProvider` (metrics recorded, never exported);
+- with an SDK `TracerProvider` exporting to a no-op exporter (target: ≤ 40%), through a
+  `SimpleSpanProcessor` (each span exported as it ends) and through a
+  `BatchSpanProcessor` with its default settings (what production uses: spans queue up
+  and a thread exports them in batches; its work counts, it runs on the same GIL);
+- the Batch setup plus an SDK `MeterProvider` (metrics recorded, never exported);
 - with a free tracer (spans that cost nothing): tether's own share of the traced case.
 
 Below the table, the SDK alone: one reply's spans replayed straight into the SDK (the
@@ -32,7 +35,12 @@ from opentelemetry import trace
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace.export import (
+    BatchSpanProcessor,
+    SimpleSpanProcessor,
+    SpanExporter,
+    SpanExportResult,
+)
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -90,29 +98,38 @@ class FreeTracerProvider(trace.TracerProvider):
 
 
 FREE = "TracingMiddleware, free tracer (tether's share)"
-SDK = "TracingMiddleware, SDK tracer, no-op exporter"
+SDK = "TracingMiddleware, SDK tracer, no-op exporter (Simple processor)"
+BATCH = "TracingMiddleware, SDK tracer, no-op exporter (Batch processor)"
+TARGETS = {
+    "TracingMiddleware, no SDK provider": 5.0,
+    SDK: 40.0,
+    BATCH: 40.0,
+}
 
 
-def cases() -> tuple[dict[str, list[MiddlewareBase]], NoOpExporter, TracerProvider]:
-    exporter = NoOpExporter()
-    tracer_provider = TracerProvider()
-    tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
+def cases() -> tuple[
+    dict[str, list[MiddlewareBase]], dict[str, NoOpExporter], dict[str, TracerProvider]
+]:
+    simple, batch = NoOpExporter(), NoOpExporter()
+    simple_provider = TracerProvider()
+    simple_provider.add_span_processor(SimpleSpanProcessor(simple))
+    batch_provider = TracerProvider()
+    batch_provider.add_span_processor(BatchSpanProcessor(batch))
     meter_provider = MeterProvider(metric_readers=[InMemoryMetricReader()])
     return (
         {
             "no middleware": [],
             "MiddlewareBase() (any middleware at all)": [MiddlewareBase()],
             "TracingMiddleware, no SDK provider": [TracingMiddleware()],
-            "TracingMiddleware, SDK tracer, no-op exporter": [
-                TracingMiddleware(tracer_provider=tracer_provider)
-            ],
-            "TracingMiddleware, SDK tracer + meter": [
-                TracingMiddleware(tracer_provider=tracer_provider, meter_provider=meter_provider)
+            SDK: [TracingMiddleware(tracer_provider=simple_provider)],
+            BATCH: [TracingMiddleware(tracer_provider=batch_provider)],
+            "TracingMiddleware, SDK tracer (Batch) + meter": [
+                TracingMiddleware(tracer_provider=batch_provider, meter_provider=meter_provider)
             ],
             FREE: [TracingMiddleware(tracer_provider=FreeTracerProvider())],
         },
-        exporter,
-        tracer_provider,
+        {SDK: simple, BATCH: batch},
+        {"Simple": simple_provider, "Batch": batch_provider},
     )
 
 
@@ -168,7 +185,7 @@ def sdk_span_us(provider: TracerProvider, n: int = 4_000, repeat: int = 5) -> fl
 
 async def main(replies: int) -> None:
     gc.collect()
-    setups, exporter, tracer_provider = cases()
+    setups, exporters, providers = cases()
     for middlewares in setups.values():
         await per_reply_us(middlewares, 200)  # warm up
     # Interleave the cases in rounds so the VM's drift lands on all of them alike.
@@ -178,42 +195,43 @@ async def main(replies: int) -> None:
         for name, middlewares in setups.items():
             samples[name] += await per_reply_us(middlewares, replies // rounds)
     base = statistics.median(samples["no middleware"])
-    targets = {
-        "TracingMiddleware, no SDK provider": 5.0,
-        "TracingMiddleware, SDK tracer, no-op exporter": 40.0,
-    }
     rows: list[tuple[str, str, str, str, str]] = []
     for name, values in samples.items():
         median = statistics.median(values)
         overhead = (median - base) / base * 100
-        target = targets.get(name)
+        target = TARGETS.get(name)
         verdict = (
             "" if target is None else f"≤ {target:.0f}% {'ok' if overhead <= target else 'MISSED'}"
         )
         shown = "—" if name == "no middleware" else f"{overhead:+.1f}%"
         rows.append((name, f"{median:,.0f} µs", f"{pct(values, 0.95):,.0f} µs", shown, verdict))
-    spans_per_reply = exporter.spans / max(1, (200 + replies) * 2)  # two traced cases
-    floor = sdk_span_us(tracer_provider)
+    spans_per_reply = exporters[SDK].spans / max(1, 200 + replies)
     spans = await one_reply_spans()
-    replay = sdk_replay_us(tracer_provider, spans)
+    sdk_alone = {
+        label: (sdk_replay_us(provider, spans), sdk_span_us(provider))
+        for label, provider in providers.items()
+    }
     print(f"replies per case: {replies}; spans per traced reply: {spans_per_reply:.0f}")
     width = max(len(r[0]) for r in rows)
     print(f"{'case':<{width}}  {'median':>9}  {'p95':>9}  {'overhead':>8}  target")
     print("-" * (width + 48))
     for name, median, p95, overhead, verdict in rows:
         print(f"{name:<{width}}  {median:>9}  {p95:>9}  {overhead:>8}  {verdict}")
-    traced = statistics.median(samples[SDK]) - base
     own = statistics.median(samples[FREE]) - base
     n = len(spans)
-    print(
-        f"traced reply: +{traced:.0f} µs = {traced / n:.1f} µs per span ({n} spans); "
-        f"tether's share (free tracer) +{own:.0f} µs, the rest +{traced - own:.0f} µs the SDK's"
-    )
-    print(
-        f"the SDK alone: one reply's {n} spans replayed (names, parents, attributes) "
-        f"{replay:.0f} µs = {replay / base * 100:.0f}% of a reply, {replay / n:.1f} µs per span; "
-        f"a bare span (4 attributes) {floor:.1f} µs"
-    )
+    for label, name in (("Simple", SDK), ("Batch", BATCH)):
+        traced = statistics.median(samples[name]) - base
+        print(
+            f"traced reply ({label}): +{traced:.0f} µs = {traced / n:.1f} µs per span ({n} "
+            f"spans); tether's share (free tracer) +{own:.0f} µs, the rest +{traced - own:.0f} "
+            "µs the SDK's"
+        )
+    for label, (replay, floor) in sdk_alone.items():
+        print(
+            f"the SDK alone ({label}): one reply's {n} spans replayed (names, parents, "
+            f"attributes) {replay:.0f} µs = {replay / base * 100:.0f}% of a reply, "
+            f"{replay / n:.1f} µs per span; a bare span (4 attributes) {floor:.1f} µs"
+        )
     print(f"calibration: sum(range(100)) {calibration_us():.2f} µs (~0.85 on a quiet run)")
 
 

@@ -36,6 +36,7 @@ from tether.middleware._calls import (
     PermissionCall,
     ReplyCall,
 )
+from tether.middleware._chain import close_stream
 from tether.middleware._metrics import (
     Instruments,
     ProviderSwitch,
@@ -43,13 +44,16 @@ from tether.middleware._metrics import (
     metrics_switch,
     no_global,
 )
-from tether.middleware._tracing_model import ModelWatch, request_content
+from tether.middleware._tracing_model import DELTA_KINDS, PART, ModelWatch, request_content
 from tether.middleware._tracing_parts import (
     END,
     REPLY_KEY,
     ReplyTrace,
+    attach,
     current_reply,
+    detach,
     error_type,
+    get_current,
     is_cancel,
     provider_name,
     record_error,
@@ -57,6 +61,7 @@ from tether.middleware._tracing_parts import (
     resume_of,
     server_attributes,
     tool_attributes,
+    with_span,
 )
 
 __all__ = ["TracingMiddleware"]
@@ -70,7 +75,18 @@ _reply_log = get_logger("reply")
 _model_log = get_logger("model")
 _tool_log = get_logger("tool")
 _permission_log = get_logger("permission")  # (`getLogger` takes the logging lock: once)
-_attach, _detach = otel_context.attach, otel_context.detach
+_INTERNAL = SpanKind.INTERNAL
+_OBSERVED = frozenset(
+    {
+        "reply_end",
+        "require_user_confirm",
+        "require_external_execution",
+        "tool_result_end",
+        "plugin_activated",
+        "plugin_slept",
+    }
+)
+"""The reply events `_observe` reads (the others pass with one set lookup)."""
 _NO_DECISION: tuple[str, str, bool | None] = ("", "", None)
 _NO_CONTEXT = otel_context.Context()  # (a placeholder until the reply's own is made)
 
@@ -152,20 +168,26 @@ class TracingMiddleware(MiddlewareBase):
         failure: BaseException | None = None
         try:
             while True:  # the span is current while the loop steps, never across `yield`
-                token = _attach(context)
+                token = attach(context)
                 try:
                     event = await anext(stream, END)
                 finally:
-                    _detach(token)
+                    detach(token)
                 if event is END:
                     break
-                self._observe(reply, event)
+                if not reply.reply_id:
+                    reply.stamp()
+                event_type = getattr(event, "type", None)
+                if event_type in _OBSERVED:
+                    self._observe(reply, event, event_type)
                 yield event
         except GeneratorExit:
             reply.outcome = "closed"
+            await close_stream(stream)  # inner first: the loop's work ends before this span
             raise
         except BaseException as exc:
             failure = exc
+            await close_stream(stream)  # (a stream that raised is over: a no-op then)
             raise
         finally:
             self._close_reply(reply, failure)
@@ -226,11 +248,8 @@ class TracingMiddleware(MiddlewareBase):
             self._agents[key] = found
         return found
 
-    def _observe(self, reply: ReplyTrace, event: Any) -> None:
-        if not reply.reply_id:
-            reply.stamp()
+    def _observe(self, reply: ReplyTrace, event: Any, event_type: str) -> None:
         # Events carry their type: comparing it is cheaper than isinstance on pydantic classes.
-        event_type = getattr(event, "type", None)
         if event_type == "reply_end":
             reply.outcome = "finished"
         elif event_type in _PAUSE_KINDS:
@@ -314,10 +333,12 @@ class TracingMiddleware(MiddlewareBase):
         self, call: ModelCall, call_next: Callable[[ModelCall], AsyncIterator[Any]]
     ) -> AsyncIterator[Any]:
         """Run one model call (its retries and fallback too) inside a `chat` span."""
-        reply = current_reply()
+        context = get_current()
+        reply = context.get(REPLY_KEY)
         model = call.model
-        name, base, attributes = self._model_constants(model)
-        if reply is not None:
+        key = (type(model), model.model_name, getattr(model, "base_url", None), self.provider_name)
+        name, base, attributes = self._models.get(key) or self._model_constants(model, key)
+        if isinstance(reply, ReplyTrace):
             if not reply.reply_id:
                 reply.stamp()
             capture = reply.capture
@@ -327,50 +348,52 @@ class TracingMiddleware(MiddlewareBase):
                     "gen_ai.conversation.id": self.conversation_id or reply.session_id,
                 }
         else:
-            capture = self.captures_content
+            reply, capture = None, self.captures_content
         if capture:
             attributes = {**attributes, **request_content(call.request)}
-        span = self._tracer.start_span(name, kind=SpanKind.CLIENT, attributes=attributes)
+        span = self._tracer.start_span(name, context, SpanKind.CLIENT, attributes)
         watch = ModelWatch(model.model_name, capture)
-        span_context = trace.set_span_in_context(span)
+        span_context = with_span(span, context)
         started = time.perf_counter()
         stream = call_next(call)
         failure: BaseException | None = None
-        see, metrics = watch.see, self._metrics
+        kinds, metrics = DELTA_KINDS, self._metrics
         try:
             while True:  # as in `on_reply`: current while the model streams, not across yields
-                token = _attach(span_context)
+                token = attach(span_context)
                 try:
                     item = await anext(stream, END)
                 finally:
-                    _detach(token)
+                    detach(token)
                 if item is END:
                     break
-                see(item, span, metrics, base)
+                kind = kinds[type(item)]
+                if kind and (capture or kind != PART):
+                    watch.see(kind, item, span, metrics, base)
                 yield item
         except BaseException as exc:
             failure = exc
+            await close_stream(stream)
             raise
         finally:
             self._end_model_span(span, watch, base, time.perf_counter() - started, failure, reply)
 
-    def _model_constants(self, model: Any) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    def _model_constants(
+        self, model: Any, key: tuple[Any, ...]
+    ) -> tuple[str, dict[str, Any], dict[str, Any]]:
         """A model's span name, metric attributes and span start attributes (made once).
 
         The dictionaries are shared: never changed, only copied.
         """
-        key = (type(model), model.model_name, getattr(model, "base_url", None), self.provider_name)
-        found = self._models.get(key)
-        if found is None:
-            base = {
-                "gen_ai.operation.name": "chat",
-                "gen_ai.provider.name": provider_name(model, self.provider_name),
-                "gen_ai.request.model": model.model_name,
-            }
-            found = (f"chat {model.model_name}", base, {**base, **server_attributes(model)})
-            if len(self._models) >= 64:  # (models made per call: keep the newest few)
-                self._models.clear()
-            self._models[key] = found
+        base = {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.provider.name": provider_name(model, self.provider_name),
+            "gen_ai.request.model": model.model_name,
+        }
+        found = (f"chat {model.model_name}", base, {**base, **server_attributes(model)})
+        if len(self._models) >= 64:  # (models made per call: keep the newest few)
+            self._models.clear()
+        self._models[key] = found
         return found
 
     def _end_model_span(
@@ -475,7 +498,8 @@ class TracingMiddleware(MiddlewareBase):
         self, call: ActingCall, call_next: Callable[[ActingCall], AsyncIterator[Any]]
     ) -> AsyncIterator[Any]:
         """Run one tool call inside its `execute_tool` span."""
-        reply = current_reply()
+        context = get_current()
+        reply = context.get(REPLY_KEY)
         tool_call = call.tool_call
         name, call_id = tool_call.name, tool_call.id
         attributes: dict[str, Any] = {
@@ -485,14 +509,14 @@ class TracingMiddleware(MiddlewareBase):
             "gen_ai.tool.type": "function",
         }
         decision: tuple[str, str, bool | None] = _NO_DECISION
-        if reply is not None:
+        if isinstance(reply, ReplyTrace):
             if not reply.reply_id:
                 reply.stamp()
             reply.spanned.add(call_id)
             decision = reply.decisions.pop(call_id, _NO_DECISION)
             capture = reply.capture
         else:
-            capture = self.captures_content
+            reply, capture = None, self.captures_content
         behavior, reason, confirmed = decision
         if behavior:
             attributes["tether.permission.behavior"] = behavior
@@ -502,21 +526,19 @@ class TracingMiddleware(MiddlewareBase):
             attributes["tether.permission.confirmed"] = confirmed
         if capture:
             attributes["gen_ai.tool.call.arguments"] = redact(tool_call.input)
-        span = self._tracer.start_span(
-            f"execute_tool {name}", kind=SpanKind.INTERNAL, attributes=attributes
-        )
-        span_context = trace.set_span_in_context(span)
+        span = self._tracer.start_span(f"execute_tool {name}", context, _INTERNAL, attributes)
+        span_context = with_span(span, context)
         started = time.perf_counter()
         result: Any = None
         stream = call_next(call)
         failure: BaseException | None = None
         try:
             while True:  # as in `on_reply`: current while the tool runs, not across yields
-                token = _attach(span_context)
+                token = attach(span_context)
                 try:
                     event = await anext(stream, END)
                 finally:
-                    _detach(token)
+                    detach(token)
                 if event is END:
                     break
                 if getattr(event, "type", None) == "tool_result_end" and (
@@ -526,6 +548,7 @@ class TracingMiddleware(MiddlewareBase):
                 yield event
         except BaseException as exc:
             failure = exc
+            await close_stream(stream)
             raise
         finally:
             if failure is not None and not is_cancel(failure):
