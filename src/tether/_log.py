@@ -26,6 +26,7 @@ __all__ = [
     "get_logger",
     "record",
     "redact",
+    "redact_repeated",
     "register_secret",
 ]
 
@@ -63,6 +64,7 @@ def register_secret(value: str | None) -> None:
     if value and len(value) >= _MIN_SECRET and value not in _secrets:
         _secrets.add(value)
         _longest_first = tuple(sorted(_secrets, key=len, reverse=True))
+        _repeated.clear()  # redacted before this secret was known
 
 
 def redact(text: str) -> str:
@@ -76,6 +78,22 @@ def redact(text: str) -> str:
     if "key" in lowered or "token" in lowered or "secret" in lowered or "password" in lowered:
         return _ASSIGNED.sub(lambda m: f"{m.group(1)}{m.group(2)}{_HIDDEN}", text)
     return text
+
+
+def redact_repeated(text: str) -> str:
+    """`redact(text)` for short texts that recur (permission reasons): remembered."""
+    found = _repeated.get(text)
+    if found is None:
+        found = redact(text)
+        if len(text) <= 512:
+            if len(_repeated) >= 1024:
+                _repeated.clear()
+            _repeated[text] = found
+    return found
+
+
+_repeated: dict[str, str] = {}
+"""Texts `redact_repeated` has redacted, and what they became (until a secret is added)."""
 
 
 def get_logger(name: str = "") -> logging.Logger:

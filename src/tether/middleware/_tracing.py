@@ -27,7 +27,7 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from tether import __version__
-from tether._log import get_logger, record, redact, register_secret
+from tether._log import get_logger, record, redact, redact_repeated, register_secret
 from tether.middleware._base import MiddlewareBase
 from tether.middleware._calls import (
     ActingCall,
@@ -411,14 +411,15 @@ class TracingMiddleware(MiddlewareBase):
             assert failure is not None
             record_error(span, failure)
         span.end()
-        metrics = self._metrics
-        if metrics.on():
-            metric_attributes = {**base, "gen_ai.response.model": watch.response_model}
-            if failed:
-                assert failure is not None
-                metric_attributes["error.type"] = error_type(failure)
-            metrics.model_call(metric_attributes, seconds, tokens, cost)
-        if reply is not None:
+        self._metrics.model_call(
+            base,
+            watch.response_model,
+            error_type(failure) if failed and failure is not None else None,
+            seconds,
+            tokens,
+            cost,
+        )
+        if reply is not None and (tokens is not None or cost is not None):
             reply.add_usage(tokens, cost)
         if not _model_log.isEnabledFor(logging.DEBUG):
             return
@@ -443,14 +444,10 @@ class TracingMiddleware(MiddlewareBase):
         """Count the decision; a denied call gets its (zero-length) `execute_tool` span."""
         decision = await call_next(call)
         behavior = str(decision.behavior)
-        reason = redact(decision.reason) if decision.reason else ""
+        reason = redact_repeated(decision.reason) if decision.reason else ""
         tool_call = call.tool_call
         name, call_id = tool_call.name, tool_call.id
-        if self._metrics.on():
-            self._metrics.count(
-                "permission_decisions",
-                {"tether.permission.behavior": behavior, "gen_ai.tool.name": name},
-            )
+        self._metrics.permission_decision(behavior, name)
         reply = current_reply()
         level = logging.INFO if behavior != "allow" else logging.DEBUG
         if _permission_log.isEnabledFor(level):
