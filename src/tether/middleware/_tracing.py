@@ -46,7 +46,6 @@ from tether.middleware._metrics import (
 )
 from tether.middleware._tracing_model import DELTA_KINDS, PART, ModelWatch, request_content
 from tether.middleware._tracing_parts import (
-    END,
     REPLY_KEY,
     ReplyTrace,
     attach,
@@ -166,26 +165,28 @@ class TracingMiddleware(MiddlewareBase):
         reply = self._open_reply(call)
         stream, context = call_next(call), reply.context
         failure: BaseException | None = None
+        token = attach(context)
         try:
-            while True:  # the span is current while the loop steps, never across `yield`
-                token = attach(context)
-                try:
-                    event = await anext(stream, END)
-                finally:
-                    detach(token)
-                if event is END:
-                    break
+            # The span is current while the loop steps (the stream's `anext`), and detached
+            # before each event is handed on: never across a `yield`.
+            async for event in stream:
+                detach(token)
+                token = None
                 if not reply.reply_id:
                     reply.stamp()
                 event_type = getattr(event, "type", None)
                 if event_type in _OBSERVED:
                     self._observe(reply, event, event_type)
                 yield event
+                token = attach(context)
+            detach(token)
         except GeneratorExit:
             reply.outcome = "closed"
             await close_stream(stream)  # inner first: the loop's work ends before this span
             raise
         except BaseException as exc:
+            if token is not None:  # the stream raised
+                detach(token)
             failure = exc
             await close_stream(stream)  # (a stream that raised is over: a no-op then)
             raise
@@ -358,20 +359,20 @@ class TracingMiddleware(MiddlewareBase):
         stream = call_next(call)
         failure: BaseException | None = None
         kinds, metrics = DELTA_KINDS, self._metrics
+        token = attach(span_context)
         try:
-            while True:  # as in `on_reply`: current while the model streams, not across yields
-                token = attach(span_context)
-                try:
-                    item = await anext(stream, END)
-                finally:
-                    detach(token)
-                if item is END:
-                    break
+            async for item in stream:  # the span is current while the model streams, not across
+                detach(token)  # a `yield` (as in `on_reply`)
+                token = None
                 kind = kinds[type(item)]
                 if kind and (capture or kind != PART):
                     watch.see(kind, item, span, metrics, base)
                 yield item
+                token = attach(span_context)
+            detach(token)
         except BaseException as exc:
+            if token is not None:  # the stream raised
+                detach(token)
             failure = exc
             await close_stream(stream)
             raise
@@ -529,21 +530,21 @@ class TracingMiddleware(MiddlewareBase):
         result: Any = None
         stream = call_next(call)
         failure: BaseException | None = None
+        token = attach(span_context)
         try:
-            while True:  # as in `on_reply`: current while the tool runs, not across yields
-                token = attach(span_context)
-                try:
-                    event = await anext(stream, END)
-                finally:
-                    detach(token)
-                if event is END:
-                    break
+            async for event in stream:  # as in `on_reply`: current while the tool runs only
+                detach(token)
+                token = None
                 if getattr(event, "type", None) == "tool_result_end" and (
                     event.block_id == call_id
                 ):
                     result = event.tool_result
                 yield event
+                token = attach(span_context)
+            detach(token)
         except BaseException as exc:
+            if token is not None:  # the stream raised
+                detach(token)
             failure = exc
             await close_stream(stream)
             raise
