@@ -106,6 +106,9 @@ class TracingMiddleware(MiddlewareBase):
     """
 
     watches_all_events = False
+    passes_through = True
+    """Its hooks pass the call on unchanged, yield exactly what `call_next` yields and close
+    that stream when they end early (read by the chain to nest it without a closing layer)."""
 
     def __init__(
         self,
