@@ -17,6 +17,11 @@ same names, kinds, parents and attributes, no loop, no tether), and the overhead
 in µs, which stays what it is when the loop gets faster while the percentage grows.
 
     python benchmarks/tracing_overhead.py [--replies N]
+    python benchmarks/tracing_overhead.py --instructions [--tree LABEL=SRC_DIR ...]
+
+`--instructions` counts instructions per reply under `valgrind --tool=cachegrind` (runs of
+`--many` minus runs of `--few` replies, so start-up and warm-up cancel out) for the main
+cases, on one or more source trees: a figure the machine's load does not move.
 """
 
 from __future__ import annotations
@@ -24,7 +29,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import os
+import re
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -49,6 +57,8 @@ from loop_overhead import MODEL, TOOLKIT, calibration_us, pct
 from tether.agent import Agent
 from tether.message import UserMsg
 from tether.middleware import MiddlewareBase, TracingMiddleware
+
+HERE = Path(__file__).resolve().parent
 
 
 class NoOpExporter(SpanExporter):
@@ -173,7 +183,7 @@ def sdk_replay_us(provider: TracerProvider, spans: list[ReadableSpan], n: int = 
 def sdk_span_us(provider: TracerProvider, n: int = 4_000, repeat: int = 5) -> float:
     """The SDK's own cost of one span with a few attributes (best of `repeat` runs)."""
     tracer = provider.get_tracer("floor")
-    attributes = {"a.b": "chat", "a.c": "x", "a.d": "model", "a.e": 1}
+    attributes: dict[str, str | int] = {"a.b": "chat", "a.c": "x", "a.d": "model", "a.e": 1}
     best = float("inf")
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -215,8 +225,8 @@ async def main(replies: int) -> None:
     width = max(len(r[0]) for r in rows)
     print(f"{'case':<{width}}  {'median':>9}  {'p95':>9}  {'overhead':>8}  target")
     print("-" * (width + 48))
-    for name, median, p95, overhead, verdict in rows:
-        print(f"{name:<{width}}  {median:>9}  {p95:>9}  {overhead:>8}  {verdict}")
+    for name, shown_median, p95, shown_overhead, verdict in rows:
+        print(f"{name:<{width}}  {shown_median:>9}  {p95:>9}  {shown_overhead:>8}  {verdict}")
     own = statistics.median(samples[FREE]) - base
     n = len(spans)
     for label, name in (("Simple", SDK), ("Batch", BATCH)):
@@ -235,10 +245,67 @@ async def main(replies: int) -> None:
     print(f"calibration: sum(range(100)) {calibration_us():.2f} µs (~0.85 on a quiet run)")
 
 
+INSTRUCTION_CASES = ("no middleware", "TracingMiddleware, no SDK provider", FREE, SDK, BATCH)
+
+
+async def _child(case: str, replies: int) -> None:
+    """`replies` replies of one case (inside valgrind), after three to warm up."""
+    middlewares = cases()[0][case]
+    await per_reply_us(middlewares, 3 + replies)
+
+
+def instructions(src: str, case: str, replies: int) -> int:
+    """Instructions of one process running `replies` replies of `case` on tree `src`."""
+    env = {**os.environ, "PYTHONPATH": src, "PYTHONHASHSEED": "0"}
+    command = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
+    out = subprocess.run(
+        [*command, sys.executable, __file__, "--child", case, str(replies)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    found = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
+    if found is None:
+        raise RuntimeError(f"no instruction count in valgrind's output:\n{out.stderr}")
+    return int(found.group(1).replace(",", ""))
+
+
+def instruction_table(trees: list[list[str]], few: int, many: int) -> None:
+    """Instructions per reply of each case on each tree (runs of `many` minus `few`)."""
+    print(f"instructions per reply (runs of {many} minus runs of {few} replies; M)", flush=True)
+    width = max(len(c) for c in INSTRUCTION_CASES)
+    print(f"{'case':<{width}}  " + "  ".join(f"{label:>18}" for label, _ in trees), flush=True)
+    base: dict[str, float] = {}
+    for case in INSTRUCTION_CASES:
+        row = []
+        for label, src in trees:
+            per = (instructions(src, case, many) - instructions(src, case, few)) / (many - few)
+            base.setdefault(label, per)  # the first case is the floor
+            row.append(f"{per / 1e6:7.3f} M {(per / base[label] - 1) * 100:+6.1f}%")
+        print(f"{case:<{width}}  " + "  ".join(f"{r:>18}" for r in row), flush=True)
+
+
 def _run(argv: Any = None) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--replies", type=int, default=2_000)
-    asyncio.run(main(parser.parse_args(argv).replies))
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="instruction counts under valgrind instead of times (load-proof, minutes)",
+    )
+    parser.add_argument("--tree", action="append", default=[], metavar="LABEL=SRC_DIR")
+    parser.add_argument("--few", type=int, default=20)
+    parser.add_argument("--many", type=int, default=120)
+    parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        asyncio.run(_child(args.child[0], int(args.child[1])))
+    elif args.instructions:
+        trees = [t.split("=", 1) for t in args.tree] or [["this", str(HERE.parent / "src")]]
+        instruction_table(trees, args.few, args.many)
+    else:
+        asyncio.run(main(args.replies))
 
 
 if __name__ == "__main__":
