@@ -5,8 +5,11 @@ answers (the workload of `benchmarks/loop_overhead.py`, imported from it). Cases
 
 - no middleware (the baseline);
 - `TracingMiddleware`, no SDK provider set (target: ≤ 5% over the baseline);
-- with an SDK `TracerProvider` exporting to a no-op exporter (target: ≤ 40%);
-- the same plus an SDK `MeterProvider` (metrics recorded, never exported);
+- with an SDK `TracerProvider` exporting to a no-op exporter (target: ≤ 40%), through a
+  `SimpleSpanProcessor` (each span exported as it ends) and through a
+  `BatchSpanProcessor` with its default settings (what production uses: spans queue up
+  and a thread exports them in batches; its work counts, it runs on the same GIL);
+- the Batch setup plus an SDK `MeterProvider` (metrics recorded, never exported);
 - with a free tracer (spans that cost nothing): tether's own share of the traced case.
 
 Below the table, the SDK alone: one reply's spans replayed straight into the SDK (the
@@ -14,6 +17,11 @@ same names, kinds, parents and attributes, no loop, no tether), and the overhead
 in µs, which stays what it is when the loop gets faster while the percentage grows.
 
     python benchmarks/tracing_overhead.py [--replies N]
+    python benchmarks/tracing_overhead.py --instructions [--tree LABEL=SRC_DIR ...]
+
+`--instructions` counts instructions per reply under `valgrind --tool=cachegrind` (runs of
+`--many` minus runs of `--few` replies, so start-up and warm-up cancel out) for the main
+cases, on one or more source trees: a figure the machine's load does not move.
 """
 
 from __future__ import annotations
@@ -21,7 +29,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import os
+import re
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -32,7 +43,12 @@ from opentelemetry import trace
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace.export import (
+    BatchSpanProcessor,
+    SimpleSpanProcessor,
+    SpanExporter,
+    SpanExportResult,
+)
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -41,6 +57,8 @@ from loop_overhead import MODEL, TOOLKIT, calibration_us, pct
 from tether.agent import Agent
 from tether.message import UserMsg
 from tether.middleware import MiddlewareBase, TracingMiddleware
+
+HERE = Path(__file__).resolve().parent
 
 
 class NoOpExporter(SpanExporter):
@@ -90,29 +108,38 @@ class FreeTracerProvider(trace.TracerProvider):
 
 
 FREE = "TracingMiddleware, free tracer (tether's share)"
-SDK = "TracingMiddleware, SDK tracer, no-op exporter"
+SDK = "TracingMiddleware, SDK tracer, no-op exporter (Simple processor)"
+BATCH = "TracingMiddleware, SDK tracer, no-op exporter (Batch processor)"
+TARGETS = {
+    "TracingMiddleware, no SDK provider": 5.0,
+    SDK: 40.0,
+    BATCH: 40.0,
+}
 
 
-def cases() -> tuple[dict[str, list[MiddlewareBase]], NoOpExporter, TracerProvider]:
-    exporter = NoOpExporter()
-    tracer_provider = TracerProvider()
-    tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
+def cases() -> tuple[
+    dict[str, list[MiddlewareBase]], dict[str, NoOpExporter], dict[str, TracerProvider]
+]:
+    simple, batch = NoOpExporter(), NoOpExporter()
+    simple_provider = TracerProvider()
+    simple_provider.add_span_processor(SimpleSpanProcessor(simple))
+    batch_provider = TracerProvider()
+    batch_provider.add_span_processor(BatchSpanProcessor(batch))
     meter_provider = MeterProvider(metric_readers=[InMemoryMetricReader()])
     return (
         {
             "no middleware": [],
             "MiddlewareBase() (any middleware at all)": [MiddlewareBase()],
             "TracingMiddleware, no SDK provider": [TracingMiddleware()],
-            "TracingMiddleware, SDK tracer, no-op exporter": [
-                TracingMiddleware(tracer_provider=tracer_provider)
-            ],
-            "TracingMiddleware, SDK tracer + meter": [
-                TracingMiddleware(tracer_provider=tracer_provider, meter_provider=meter_provider)
+            SDK: [TracingMiddleware(tracer_provider=simple_provider)],
+            BATCH: [TracingMiddleware(tracer_provider=batch_provider)],
+            "TracingMiddleware, SDK tracer (Batch) + meter": [
+                TracingMiddleware(tracer_provider=batch_provider, meter_provider=meter_provider)
             ],
             FREE: [TracingMiddleware(tracer_provider=FreeTracerProvider())],
         },
-        exporter,
-        tracer_provider,
+        {SDK: simple, BATCH: batch},
+        {"Simple": simple_provider, "Batch": batch_provider},
     )
 
 
@@ -156,7 +183,7 @@ def sdk_replay_us(provider: TracerProvider, spans: list[ReadableSpan], n: int = 
 def sdk_span_us(provider: TracerProvider, n: int = 4_000, repeat: int = 5) -> float:
     """The SDK's own cost of one span with a few attributes (best of `repeat` runs)."""
     tracer = provider.get_tracer("floor")
-    attributes = {"a.b": "chat", "a.c": "x", "a.d": "model", "a.e": 1}
+    attributes: dict[str, str | int] = {"a.b": "chat", "a.c": "x", "a.d": "model", "a.e": 1}
     best = float("inf")
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -168,7 +195,7 @@ def sdk_span_us(provider: TracerProvider, n: int = 4_000, repeat: int = 5) -> fl
 
 async def main(replies: int) -> None:
     gc.collect()
-    setups, exporter, tracer_provider = cases()
+    setups, exporters, providers = cases()
     for middlewares in setups.values():
         await per_reply_us(middlewares, 200)  # warm up
     # Interleave the cases in rounds so the VM's drift lands on all of them alike.
@@ -178,49 +205,107 @@ async def main(replies: int) -> None:
         for name, middlewares in setups.items():
             samples[name] += await per_reply_us(middlewares, replies // rounds)
     base = statistics.median(samples["no middleware"])
-    targets = {
-        "TracingMiddleware, no SDK provider": 5.0,
-        "TracingMiddleware, SDK tracer, no-op exporter": 40.0,
-    }
     rows: list[tuple[str, str, str, str, str]] = []
     for name, values in samples.items():
         median = statistics.median(values)
         overhead = (median - base) / base * 100
-        target = targets.get(name)
+        target = TARGETS.get(name)
         verdict = (
             "" if target is None else f"≤ {target:.0f}% {'ok' if overhead <= target else 'MISSED'}"
         )
         shown = "—" if name == "no middleware" else f"{overhead:+.1f}%"
         rows.append((name, f"{median:,.0f} µs", f"{pct(values, 0.95):,.0f} µs", shown, verdict))
-    spans_per_reply = exporter.spans / max(1, (200 + replies) * 2)  # two traced cases
-    floor = sdk_span_us(tracer_provider)
+    spans_per_reply = exporters[SDK].spans / max(1, 200 + replies)
     spans = await one_reply_spans()
-    replay = sdk_replay_us(tracer_provider, spans)
+    sdk_alone = {
+        label: (sdk_replay_us(provider, spans), sdk_span_us(provider))
+        for label, provider in providers.items()
+    }
     print(f"replies per case: {replies}; spans per traced reply: {spans_per_reply:.0f}")
     width = max(len(r[0]) for r in rows)
     print(f"{'case':<{width}}  {'median':>9}  {'p95':>9}  {'overhead':>8}  target")
     print("-" * (width + 48))
-    for name, median, p95, overhead, verdict in rows:
-        print(f"{name:<{width}}  {median:>9}  {p95:>9}  {overhead:>8}  {verdict}")
-    traced = statistics.median(samples[SDK]) - base
+    for name, shown_median, p95, shown_overhead, verdict in rows:
+        print(f"{name:<{width}}  {shown_median:>9}  {p95:>9}  {shown_overhead:>8}  {verdict}")
     own = statistics.median(samples[FREE]) - base
     n = len(spans)
-    print(
-        f"traced reply: +{traced:.0f} µs = {traced / n:.1f} µs per span ({n} spans); "
-        f"tether's share (free tracer) +{own:.0f} µs, the rest +{traced - own:.0f} µs the SDK's"
-    )
-    print(
-        f"the SDK alone: one reply's {n} spans replayed (names, parents, attributes) "
-        f"{replay:.0f} µs = {replay / base * 100:.0f}% of a reply, {replay / n:.1f} µs per span; "
-        f"a bare span (4 attributes) {floor:.1f} µs"
-    )
+    for label, name in (("Simple", SDK), ("Batch", BATCH)):
+        traced = statistics.median(samples[name]) - base
+        print(
+            f"traced reply ({label}): +{traced:.0f} µs = {traced / n:.1f} µs per span ({n} "
+            f"spans); tether's share (free tracer) +{own:.0f} µs, the rest +{traced - own:.0f} "
+            "µs the SDK's"
+        )
+    for label, (replay, floor) in sdk_alone.items():
+        print(
+            f"the SDK alone ({label}): one reply's {n} spans replayed (names, parents, "
+            f"attributes) {replay:.0f} µs = {replay / base * 100:.0f}% of a reply, "
+            f"{replay / n:.1f} µs per span; a bare span (4 attributes) {floor:.1f} µs"
+        )
     print(f"calibration: sum(range(100)) {calibration_us():.2f} µs (~0.85 on a quiet run)")
+
+
+INSTRUCTION_CASES = ("no middleware", "TracingMiddleware, no SDK provider", FREE, SDK, BATCH)
+
+
+async def _child(case: str, replies: int) -> None:
+    """`replies` replies of one case (inside valgrind), after three to warm up."""
+    middlewares = cases()[0][case]
+    await per_reply_us(middlewares, 3 + replies)
+
+
+def instructions(src: str, case: str, replies: int) -> int:
+    """Instructions of one process running `replies` replies of `case` on tree `src`."""
+    env = {**os.environ, "PYTHONPATH": src, "PYTHONHASHSEED": "0"}
+    command = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
+    out = subprocess.run(
+        [*command, sys.executable, __file__, "--child", case, str(replies)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    found = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
+    if found is None:
+        raise RuntimeError(f"no instruction count in valgrind's output:\n{out.stderr}")
+    return int(found.group(1).replace(",", ""))
+
+
+def instruction_table(trees: list[list[str]], few: int, many: int) -> None:
+    """Instructions per reply of each case on each tree (runs of `many` minus `few`)."""
+    print(f"instructions per reply (runs of {many} minus runs of {few} replies; M)", flush=True)
+    width = max(len(c) for c in INSTRUCTION_CASES)
+    print(f"{'case':<{width}}  " + "  ".join(f"{label:>18}" for label, _ in trees), flush=True)
+    base: dict[str, float] = {}
+    for case in INSTRUCTION_CASES:
+        row = []
+        for label, src in trees:
+            per = (instructions(src, case, many) - instructions(src, case, few)) / (many - few)
+            base.setdefault(label, per)  # the first case is the floor
+            row.append(f"{per / 1e6:7.3f} M {(per / base[label] - 1) * 100:+6.1f}%")
+        print(f"{case:<{width}}  " + "  ".join(f"{r:>18}" for r in row), flush=True)
 
 
 def _run(argv: Any = None) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--replies", type=int, default=2_000)
-    asyncio.run(main(parser.parse_args(argv).replies))
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="instruction counts under valgrind instead of times (load-proof, minutes)",
+    )
+    parser.add_argument("--tree", action="append", default=[], metavar="LABEL=SRC_DIR")
+    parser.add_argument("--few", type=int, default=20)
+    parser.add_argument("--many", type=int, default=120)
+    parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        asyncio.run(_child(args.child[0], int(args.child[1])))
+    elif args.instructions:
+        trees = [t.split("=", 1) for t in args.tree] or [["this", str(HERE.parent / "src")]]
+        instruction_table(trees, args.few, args.many)
+    else:
+        asyncio.run(main(args.replies))
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ __all__ = [
     "get_logger",
     "record",
     "redact",
+    "redact_repeated",
     "register_secret",
 ]
 
@@ -49,6 +50,8 @@ _ASSIGNED = re.compile(
     r"(\"?\s*[:=]\s*\"?)([^\s\"',;&]{6,})"
 )
 _secrets: set[str] = set()
+_longest_first: tuple[str, ...] = ()
+"""`_secrets`, longest first: sorted when one is added, not at every `redact`."""
 _STANDARD = frozenset(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {
     "message",
     "asctime",
@@ -57,13 +60,16 @@ _STANDARD = frozenset(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) 
 
 def register_secret(value: str | None) -> None:
     """Hide `value` (e.g. an API key) wherever it appears in a record or span from now on."""
-    if value and len(value) >= _MIN_SECRET:
+    global _longest_first
+    if value and len(value) >= _MIN_SECRET and value not in _secrets:
         _secrets.add(value)
+        _longest_first = tuple(sorted(_secrets, key=len, reverse=True))
+        _repeated.clear()  # redacted before this secret was known
 
 
 def redact(text: str) -> str:
     """`text` with every registered secret and anything shaped like an API key hidden."""
-    for secret in sorted(_secrets, key=len, reverse=True) if _secrets else ():
+    for secret in _longest_first:  # (a longer secret may contain a shorter one)
         if secret in text:
             text = text.replace(secret, _HIDDEN)
     lowered = text.lower()  # the patterns need one of these words: most texts have none
@@ -72,6 +78,22 @@ def redact(text: str) -> str:
     if "key" in lowered or "token" in lowered or "secret" in lowered or "password" in lowered:
         return _ASSIGNED.sub(lambda m: f"{m.group(1)}{m.group(2)}{_HIDDEN}", text)
     return text
+
+
+def redact_repeated(text: str) -> str:
+    """`redact(text)` for short texts that recur (permission reasons): remembered."""
+    found = _repeated.get(text)
+    if found is None:
+        found = redact(text)
+        if len(text) <= 512:
+            if len(_repeated) >= 1024:
+                _repeated.clear()
+            _repeated[text] = found
+    return found
+
+
+_repeated: dict[str, str] = {}
+"""Texts `redact_repeated` has redacted, and what they became (until a secret is added)."""
 
 
 def get_logger(name: str = "") -> logging.Logger:

@@ -16,6 +16,7 @@ from tether._log import (
     get_logger,
     record,
     redact,
+    redact_repeated,
     register_secret,
 )
 from tether.agent import Agent
@@ -58,6 +59,15 @@ def test_registered_secrets_are_hidden_whatever_their_shape() -> None:
     assert redact("the key plainvalue-9f8e7d6c!") == "the key ***!"
     register_secret("short")  # too short to hunt for in free text
     assert redact("a short word") == "a short word"
+
+
+def test_a_remembered_redaction_forgets_itself_when_a_secret_is_added() -> None:
+    reason = "allowed: token-like value remembered-7a6b5c4d in the rule"
+    assert redact_repeated(reason) == reason  # nothing to hide yet; now remembered
+    assert redact_repeated(reason) == reason
+    register_secret("remembered-7a6b5c4d")
+    assert redact_repeated(reason) == "allowed: token-like value *** in the rule"
+    assert redact_repeated(reason) == redact(reason)
 
 
 def test_records_carry_their_fields_and_skip_work_when_off(clean_tether_logger, caplog) -> None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from opentelemetry import trace
 from opentelemetry.trace import StatusCode
 
 from tether.agent import Agent, ModelConfig
 from tether.context import ContextConfig
 from tether.errors import ModelRetryableError
 from tether.message import AssistantMsg, ChatUsage, UserMsg
+from tether.middleware import MiddlewareBase
 from tether.model import ScriptedChatModel
 from tether.state import AgentState
 
@@ -72,6 +74,46 @@ async def test_a_failed_model_call_records_its_error_type(telemetry) -> None:
     assert root.attributes["tether.reply.outcome"] == "error"
     durations = telemetry.points("gen_ai.client.operation.duration")
     assert [a["error.type"] for a, _ in durations] == ["tether.errors.ModelRetryableError"]
+
+
+async def test_a_failing_model_leaves_the_callers_context_as_it_was(telemetry) -> None:
+    agent = Agent(
+        name="bot",
+        system_prompt="p",
+        model=ScriptedChatModel([ModelRetryableError("down")], name="main"),
+        model_config=ModelConfig(max_retries=0),
+        middlewares=[telemetry.middleware()],
+    )
+    seen: list[trace.Span] = []
+
+    class Watch(MiddlewareBase):
+        async def on_reasoning(self, call, call_next):  # inside the reply, around the chat
+            try:
+                async for event in call_next(call):
+                    yield event
+            except ModelRetryableError:
+                seen.append(trace.get_current_span())
+                raise
+
+    agent.middlewares = (*agent.middlewares, Watch())
+    tracer = telemetry.tracer_provider.get_tracer("test")
+    with tracer.start_as_current_span("caller") as caller:
+        stream = agent.reply_stream(UserMsg("user", "hi"))
+        try:
+            async for _event in stream:
+                assert trace.get_current_span() is caller
+        except ModelRetryableError:
+            pass
+        else:
+            raise AssertionError("the model error should surface")
+        # the chat and reply spans were current while the model ran, and are no longer
+        assert trace.get_current_span() is caller
+    assert trace.get_current_span() is trace.INVALID_SPAN
+    chat, root = telemetry.one("chat main"), telemetry.one("invoke_agent bot")
+    assert chat.parent.span_id == root.context.span_id
+    assert root.parent.span_id == caller.get_span_context().span_id
+    # where the error passed the step around the chat, the chat span was no longer current
+    assert [s.get_span_context().span_id for s in seen] == [root.context.span_id]
 
 
 def long_history() -> AgentState:

@@ -54,8 +54,10 @@ class ProviderSwitch:
 
     def __call__(self) -> bool:
         """Whether the signal is on now."""
-        if self._on or self._fixed:
-            return self._on
+        if self._on:
+            return True
+        if self._fixed:
+            return False
         # The API's own global (private, hence the default): None until one is set.
         if getattr(self._module, self._global, True) is None and not self._from_env:
             return False
@@ -139,14 +141,23 @@ class Instruments:
 
     def model_call(
         self,
-        base: Attributes,
+        request: Attributes,
+        response_model: str,
+        error: str | None,
         seconds: float,
         tokens: tuple[int, int] | None,
         cost: float | None,
     ) -> None:
-        """Record one model call: its duration, its input and output tokens, its cost."""
+        """Record one model call: its duration, its input and output tokens, its cost.
+
+        `request` holds the call's operation, provider and requested model; the response
+        model and the error type (if any) are added here, once metrics are known to be on.
+        """
         if not self.on():
             return
+        base: dict[str, AttributeValue] = {**request, "gen_ai.response.model": response_model}
+        if error is not None:
+            base["error.type"] = error
         self.operation_duration.record(seconds, base)
         if tokens is not None:
             self.token_usage.record(tokens[0], {**base, "gen_ai.token.type": "input"})
@@ -163,6 +174,13 @@ class Instruments:
         self.tool_calls.add(1, attributes)
         if seconds is not None:
             self.tool_duration.record(seconds, attributes)
+
+    def permission_decision(self, behavior: str, tool: str) -> None:
+        """Count one permission decision."""
+        if self.on():
+            self.permission_decisions.add(
+                1, {"tether.permission.behavior": behavior, "gen_ai.tool.name": tool}
+            )
 
     def count(self, counter: str, attributes: Attributes) -> None:
         """Add one to the counter named by its attribute here (`pauses`, `retries`, ...)."""

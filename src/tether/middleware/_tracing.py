@@ -27,7 +27,7 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from tether import __version__
-from tether._log import get_logger, record, redact, register_secret
+from tether._log import get_logger, record, redact, redact_repeated, register_secret
 from tether.middleware._base import MiddlewareBase
 from tether.middleware._calls import (
     ActingCall,
@@ -36,6 +36,7 @@ from tether.middleware._calls import (
     PermissionCall,
     ReplyCall,
 )
+from tether.middleware._chain import close_stream
 from tether.middleware._metrics import (
     Instruments,
     ProviderSwitch,
@@ -43,13 +44,15 @@ from tether.middleware._metrics import (
     metrics_switch,
     no_global,
 )
-from tether.middleware._tracing_model import ModelWatch, request_content
+from tether.middleware._tracing_model import DELTA_KINDS, PART, ModelWatch, request_content
 from tether.middleware._tracing_parts import (
-    END,
     REPLY_KEY,
     ReplyTrace,
+    attach,
     current_reply,
+    detach,
     error_type,
+    get_current,
     is_cancel,
     provider_name,
     record_error,
@@ -57,6 +60,7 @@ from tether.middleware._tracing_parts import (
     resume_of,
     server_attributes,
     tool_attributes,
+    with_span,
 )
 
 __all__ = ["TracingMiddleware"]
@@ -70,7 +74,20 @@ _reply_log = get_logger("reply")
 _model_log = get_logger("model")
 _tool_log = get_logger("tool")
 _permission_log = get_logger("permission")  # (`getLogger` takes the logging lock: once)
-_attach, _detach = otel_context.attach, otel_context.detach
+_INTERNAL = SpanKind.INTERNAL
+_OBSERVED = frozenset(
+    {
+        "reply_end",
+        "require_user_confirm",
+        "require_external_execution",
+        "tool_result_end",
+        "plugin_activated",
+        "plugin_slept",
+    }
+)
+"""The reply events `_observe` reads (the others pass with one set lookup)."""
+_NO_DECISION: tuple[str, str, bool | None] = ("", "", None)
+_NO_CONTEXT = otel_context.Context()  # (a placeholder until the reply's own is made)
 
 
 class TracingMiddleware(MiddlewareBase):
@@ -89,6 +106,9 @@ class TracingMiddleware(MiddlewareBase):
     """
 
     watches_all_events = False
+    passes_through = True
+    """Its hooks pass the call on unchanged, yield exactly what `call_next` yields and close
+    that stream when they end early (read by the chain to nest it without a closing layer)."""
 
     def __init__(
         self,
@@ -111,16 +131,23 @@ class TracingMiddleware(MiddlewareBase):
         self._globals_only = (
             tracer_provider is None and meter_provider is None and not (env_provider())
         )
+        self._always_on = (tracer_provider is not None and self._tracing_on()) or (
+            meter_provider is not None and self._metrics_on()
+        )
         self._tracer = trace.get_tracer("tether", __version__, tracer_provider=tracer_provider)
         self._metrics = Instruments(meter_provider, __version__)
         self.capture_content = capture_content
         self._capture_env = os.environ.get(_CAPTURE_ENV, "").strip().lower() == "true"
         self.conversation_id = conversation_id
         self.provider_name = provider_name
+        self._models: dict[tuple[Any, ...], tuple[str, dict[str, Any], dict[str, Any]]] = {}
+        self._agents: dict[tuple[Any, ...], tuple[str, dict[str, Any]]] = {}
 
     @property
     def is_active(self) -> bool:
         """Whether spans, metrics or logs go anywhere now (asked at every hook: cheap)."""
+        if self._always_on:  # a live provider was given: that never changes
+            return True
         if self._globals_only and no_global():  # the common "nothing set up": one look each
             return _reply_log.isEnabledFor(logging.INFO)
         return self._tracing_on() or self._metrics_on() or _reply_log.isEnabledFor(logging.INFO)
@@ -141,64 +168,92 @@ class TracingMiddleware(MiddlewareBase):
         reply = self._open_reply(call)
         stream, context = call_next(call), reply.context
         failure: BaseException | None = None
+        token = attach(context)
         try:
-            while True:  # the span is current while the loop steps, never across `yield`
-                token = _attach(context)
-                try:
-                    event = await anext(stream, END)
-                finally:
-                    _detach(token)
-                if event is END:
-                    break
-                self._observe(reply, event)
+            # The span is current while the loop steps (the stream's `anext`), and detached
+            # before each event is handed on: never across a `yield`.
+            async for event in stream:
+                detach(token)
+                token = None
+                if not reply.reply_id:
+                    reply.stamp()
+                event_type = getattr(event, "type", None)
+                if event_type in _OBSERVED:
+                    self._observe(reply, event, event_type)
                 yield event
+                token = attach(context)
+            detach(token)
         except GeneratorExit:
             reply.outcome = "closed"
+            await close_stream(stream)  # inner first: the loop's work ends before this span
             raise
         except BaseException as exc:
+            if token is not None:  # the stream raised
+                detach(token)
             failure = exc
+            await close_stream(stream)  # (a stream that raised is over: a no-op then)
             raise
         finally:
             self._close_reply(reply, failure)
 
     def _open_reply(self, call: ReplyCall) -> ReplyTrace:
         agent, state = call.agent, call.state
-        for model in (agent.model, getattr(agent.model_config, "fallback_model", None)):
-            credential = getattr(model, "credential", None)
+        model = agent.model
+        for each in (model, getattr(agent.model_config, "fallback_model", None)):
+            credential = getattr(each, "credential", None)
             if credential is not None:
                 register_secret(credential.get_api_key())
         session_id = getattr(state, "session_id", "") or ""
-        attributes: dict[str, Any] = {
-            "gen_ai.operation.name": "invoke_agent",
-            "gen_ai.agent.name": agent.name,
-            "gen_ai.provider.name": provider_name(agent.model, self.provider_name),
-            "gen_ai.request.model": agent.model.model_name,
-        }
-        if self.conversation_id or session_id:
-            attributes["gen_ai.conversation.id"] = self.conversation_id or session_id
+        name, attributes = self._agent_constants(agent.name, model)
+        conversation_id = self.conversation_id or session_id
         resume = resume_of(call.inputs, state)
-        if resume is not None:
-            attributes["tether.reply.resumed"] = True
-            attributes["tether.resume.kind"] = resume.kind
+        if conversation_id or resume is not None:
+            attributes = dict(attributes)
+            if conversation_id:
+                attributes["gen_ai.conversation.id"] = conversation_id
+            if resume is not None:
+                attributes["tether.reply.resumed"] = True
+                attributes["tether.resume.kind"] = resume.kind
         span = self._tracer.start_span(
-            f"invoke_agent {agent.name}",
+            name,
             kind=SpanKind.INTERNAL,
             attributes=attributes,
             links=resume.links if resume is not None else None,
         )
-        reply = ReplyTrace(
-            span=span, state=state, session_id=session_id, capture=self.captures_content
-        )
+        reply = ReplyTrace(span, state, session_id, self.captures_content, _NO_CONTEXT)
         reply.context = otel_context.set_value(REPLY_KEY, reply, trace.set_span_in_context(span))
         if resume is not None:
             reply.decisions.update(resume.decisions)
             reply.stamp()  # the resumed reply is in the state already
         return reply
 
-    def _observe(self, reply: ReplyTrace, event: Any) -> None:
-        reply.stamp()
+    def _agent_constants(self, agent_name: str, model: Any) -> tuple[str, dict[str, Any]]:
+        """An agent's span name and start attributes (made once; shared, never changed)."""
+        key = (
+            agent_name,
+            type(model),
+            model.model_name,
+            getattr(model, "base_url", None),
+            self.provider_name,
+        )
+        found = self._agents.get(key)
+        if found is None:
+            found = (
+                f"invoke_agent {agent_name}",
+                {
+                    "gen_ai.operation.name": "invoke_agent",
+                    "gen_ai.agent.name": agent_name,
+                    "gen_ai.provider.name": provider_name(model, self.provider_name),
+                    "gen_ai.request.model": model.model_name,
+                },
+            )
+            if len(self._agents) >= 64:
+                self._agents.clear()
+            self._agents[key] = found
+        return found
+
+    def _observe(self, reply: ReplyTrace, event: Any, event_type: str) -> None:
         # Events carry their type: comparing it is cheaper than isinstance on pydantic classes.
-        event_type = getattr(event, "type", None)
         if event_type == "reply_end":
             reply.outcome = "finished"
         elif event_type in _PAUSE_KINDS:
@@ -261,6 +316,8 @@ class TracingMiddleware(MiddlewareBase):
         span.end()
         self._metrics.count("replies", {"tether.reply.outcome": reply.outcome})
         level = logging.WARNING if reply.outcome == "error" else logging.INFO
+        if not _reply_log.isEnabledFor(level):
+            return
         record(
             _reply_log,
             level,
@@ -280,44 +337,68 @@ class TracingMiddleware(MiddlewareBase):
         self, call: ModelCall, call_next: Callable[[ModelCall], AsyncIterator[Any]]
     ) -> AsyncIterator[Any]:
         """Run one model call (its retries and fallback too) inside a `chat` span."""
-        reply = current_reply()
-        if reply is not None:
-            reply.stamp()
-        capture = reply.capture if reply is not None else self.captures_content
-        watch = ModelWatch(call.model.model_name, capture)
-        base = {
-            "gen_ai.operation.name": "chat",
-            "gen_ai.provider.name": provider_name(call.model, self.provider_name),
-            "gen_ai.request.model": call.model.model_name,
-        }
-        attributes: dict[str, Any] = {**base, **server_attributes(call.model)}
-        if reply is not None and reply.session_id:
-            attributes["gen_ai.conversation.id"] = self.conversation_id or reply.session_id
-        if watch.capture:
-            attributes.update(request_content(call.request))
-        span = self._tracer.start_span(
-            f"chat {call.model.model_name}", kind=SpanKind.CLIENT, attributes=attributes
-        )
-        span_context = trace.set_span_in_context(span)
+        context = get_current()
+        reply = context.get(REPLY_KEY)
+        model = call.model
+        key = (type(model), model.model_name, getattr(model, "base_url", None), self.provider_name)
+        name, base, attributes = self._models.get(key) or self._model_constants(model, key)
+        if isinstance(reply, ReplyTrace):
+            if not reply.reply_id:
+                reply.stamp()
+            capture = reply.capture
+            if reply.session_id:
+                attributes = {
+                    **attributes,
+                    "gen_ai.conversation.id": self.conversation_id or reply.session_id,
+                }
+        else:
+            reply, capture = None, self.captures_content
+        if capture:
+            attributes = {**attributes, **request_content(call.request)}
+        span = self._tracer.start_span(name, context, SpanKind.CLIENT, attributes)
+        watch = ModelWatch(model.model_name, capture)
+        span_context = with_span(span, context)
         started = time.perf_counter()
         stream = call_next(call)
         failure: BaseException | None = None
+        kinds, metrics = DELTA_KINDS, self._metrics
+        token = attach(span_context)
         try:
-            while True:  # as in `on_reply`: current while the model streams, not across yields
-                token = _attach(span_context)
-                try:
-                    item = await anext(stream, END)
-                finally:
-                    _detach(token)
-                if item is END:
-                    break
-                watch.see(item, span, self._metrics, base)
+            async for item in stream:  # the span is current while the model streams, not across
+                detach(token)  # a `yield` (as in `on_reply`)
+                token = None
+                kind = kinds[type(item)]
+                if kind and (capture or kind != PART):
+                    watch.see(kind, item, span, metrics, base)
                 yield item
+                token = attach(span_context)
+            detach(token)
         except BaseException as exc:
+            if token is not None:  # the stream raised
+                detach(token)
             failure = exc
+            await close_stream(stream)
             raise
         finally:
             self._end_model_span(span, watch, base, time.perf_counter() - started, failure, reply)
+
+    def _model_constants(
+        self, model: Any, key: tuple[Any, ...]
+    ) -> tuple[str, dict[str, Any], dict[str, Any]]:
+        """A model's span name, metric attributes and span start attributes (made once).
+
+        The dictionaries are shared: never changed, only copied.
+        """
+        base = {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.provider.name": provider_name(model, self.provider_name),
+            "gen_ai.request.model": model.model_name,
+        }
+        found = (f"chat {model.model_name}", base, {**base, **server_attributes(model)})
+        if len(self._models) >= 64:  # (models made per call: keep the newest few)
+            self._models.clear()
+        self._models[key] = found
+        return found
 
     def _end_model_span(
         self,
@@ -329,13 +410,20 @@ class TracingMiddleware(MiddlewareBase):
         reply: ReplyTrace | None,
     ) -> None:
         tokens, cost = watch.finish(span)
-        metric_attributes = {**base, "gen_ai.response.model": watch.response_model}
-        if failure is not None and not is_cancel(failure):
+        failed = failure is not None and not is_cancel(failure)
+        if failed:
+            assert failure is not None
             record_error(span, failure)
-            metric_attributes["error.type"] = error_type(failure)
         span.end()
-        self._metrics.model_call(metric_attributes, seconds, tokens, cost)
-        if reply is not None:
+        self._metrics.model_call(
+            base,
+            watch.response_model,
+            error_type(failure) if failed and failure is not None else None,
+            seconds,
+            tokens,
+            cost,
+        )
+        if reply is not None and (tokens is not None or cost is not None):
             reply.add_usage(tokens, cost)
         if not _model_log.isEnabledFor(logging.DEBUG):
             return
@@ -360,34 +448,37 @@ class TracingMiddleware(MiddlewareBase):
         """Count the decision; a denied call gets its (zero-length) `execute_tool` span."""
         decision = await call_next(call)
         behavior = str(decision.behavior)
-        reason = redact(decision.reason) if decision.reason else ""
-        name, call_id = call.tool_call.name, call.tool_call.id
-        self._metrics.count(
-            "permission_decisions",
-            {"tether.permission.behavior": behavior, "gen_ai.tool.name": name},
-        )
+        reason = redact_repeated(decision.reason) if decision.reason else ""
+        tool_call = call.tool_call
+        name, call_id = tool_call.name, tool_call.id
+        self._metrics.permission_decision(behavior, name)
         reply = current_reply()
-        record(
-            _permission_log,
-            logging.INFO if behavior != "allow" else logging.DEBUG,
-            f"permission {behavior}",
-            reply_id=reply.reply_id if reply else call.reply_id,
-            session_id=reply.session_id if reply else None,
-            tool=name,
-            tool_call_id=call_id,
-            decision=behavior,
-            reason=reason,
-        )
+        level = logging.INFO if behavior != "allow" else logging.DEBUG
+        if _permission_log.isEnabledFor(level):
+            record(
+                _permission_log,
+                level,
+                f"permission {behavior}",
+                reply_id=reply.reply_id if reply else call.reply_id,
+                session_id=reply.session_id if reply else None,
+                tool=name,
+                tool_call_id=call_id,
+                decision=behavior,
+                reason=reason,
+            )
         if reply is None:
             return decision
-        reply.stamp()
-        if behavior == "deny":
+        if not reply.reply_id:
+            reply.stamp()
+        if behavior == "allow":
+            reply.decisions[call_id] = (behavior, reason, None)
+        elif behavior == "deny":
             reply.spanned.add(call_id)
             attributes = tool_attributes(name, call_id, behavior, reason, None)
+            attributes["error.type"] = "permission_denied"
             span = self._tracer.start_span(
                 f"execute_tool {name}", kind=SpanKind.INTERNAL, attributes=attributes
             )
-            span.set_attribute("error.type", "permission_denied")
             span.set_status(Status(StatusCode.ERROR, reason or "permission denied"))
             span.end()
             self._metrics.tool_call(name, "denied", None)
@@ -408,69 +499,99 @@ class TracingMiddleware(MiddlewareBase):
         self, call: ActingCall, call_next: Callable[[ActingCall], AsyncIterator[Any]]
     ) -> AsyncIterator[Any]:
         """Run one tool call inside its `execute_tool` span."""
-        reply = current_reply()
+        context = get_current()
+        reply = context.get(REPLY_KEY)
         tool_call = call.tool_call
-        decision: tuple[str, str, bool | None] = ("", "", None)
-        if reply is not None:
-            reply.stamp()
-            reply.spanned.add(tool_call.id)
-            decision = reply.decisions.pop(tool_call.id, decision)
-        attributes = tool_attributes(tool_call.name, tool_call.id, *decision)
-        capture = reply.capture if reply is not None else self.captures_content
+        name, call_id = tool_call.name, tool_call.id
+        attributes: dict[str, Any] = {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": name,
+            "gen_ai.tool.call.id": call_id,
+            "gen_ai.tool.type": "function",
+        }
+        decision: tuple[str, str, bool | None] = _NO_DECISION
+        if isinstance(reply, ReplyTrace):
+            if not reply.reply_id:
+                reply.stamp()
+            reply.spanned.add(call_id)
+            decision = reply.decisions.pop(call_id, _NO_DECISION)
+            capture = reply.capture
+        else:
+            reply, capture = None, self.captures_content
+        behavior, reason, confirmed = decision
+        if behavior:
+            attributes["tether.permission.behavior"] = behavior
+            if reason:
+                attributes["tether.permission.reason"] = reason
+        if confirmed is not None:
+            attributes["tether.permission.confirmed"] = confirmed
         if capture:
             attributes["gen_ai.tool.call.arguments"] = redact(tool_call.input)
-        span = self._tracer.start_span(
-            f"execute_tool {tool_call.name}", kind=SpanKind.INTERNAL, attributes=attributes
-        )
-        span_context = trace.set_span_in_context(span)
+        span = self._tracer.start_span(f"execute_tool {name}", context, _INTERNAL, attributes)
+        span_context = with_span(span, context)
         started = time.perf_counter()
         result: Any = None
         stream = call_next(call)
         failure: BaseException | None = None
+        token = attach(span_context)
         try:
-            while True:  # as in `on_reply`: current while the tool runs, not across yields
-                token = _attach(span_context)
-                try:
-                    event = await anext(stream, END)
-                finally:
-                    _detach(token)
-                if event is END:
-                    break
+            async for event in stream:  # as in `on_reply`: current while the tool runs only
+                detach(token)
+                token = None
                 if getattr(event, "type", None) == "tool_result_end" and (
-                    event.block_id == tool_call.id
+                    event.block_id == call_id
                 ):
                     result = event.tool_result
                 yield event
+                token = attach(span_context)
+            detach(token)
         except BaseException as exc:
+            if token is not None:  # the stream raised
+                detach(token)
             failure = exc
+            await close_stream(stream)
             raise
         finally:
             if failure is not None and not is_cancel(failure):
                 record_error(span, failure)
-            if capture and result is not None:
-                span.set_attribute("gen_ai.tool.call.result", result_text(result))
-            self._end_tool_span(span, result, tool_call.name, time.perf_counter() - started)
+            self._end_tool_span(
+                span,
+                result,
+                name,
+                time.perf_counter() - started,
+                result_text(result) if capture and result is not None else None,
+            )
             if _tool_log.isEnabledFor(logging.DEBUG):
                 record(
                     _tool_log,
                     logging.DEBUG,
                     "tool call ended",
                     reply_id=reply.reply_id if reply else call.reply_id,
-                    tool=tool_call.name,
-                    tool_call_id=tool_call.id,
-                    decision=decision[0] or None,
+                    tool=name,
+                    tool_call_id=call_id,
+                    decision=behavior or None,
                     outcome=str(result.state) if result is not None else "unfinished",
                 )
 
     def _end_tool_span(
-        self, span: trace.Span, result: Any, name: str, seconds: float | None
+        self,
+        span: trace.Span,
+        result: Any,
+        name: str,
+        seconds: float | None,
+        captured: str | None = None,
     ) -> None:
+        """End a tool span with its outcome (and the captured result, if any)."""
         outcome = str(result.state) if result is not None else "unfinished"
+        ending: dict[str, Any] = {"tether.tool.outcome": outcome}
+        if captured is not None:
+            ending["gen_ai.tool.call.result"] = captured
         if outcome != "success" and result is not None:
-            span.set_attributes({"tether.tool.outcome": outcome, "error.type": f"tool_{outcome}"})
+            ending["error.type"] = f"tool_{outcome}"
+            span.set_attributes(ending)
             span.set_status(Status(StatusCode.ERROR, f"the call ended {outcome}"))
         else:
-            span.set_attribute("tether.tool.outcome", outcome)
+            span.set_attributes(ending)
         span.end()
         self._metrics.tool_call(name, outcome, seconds)
 

@@ -12,9 +12,36 @@ from tether._log import get_logger, record, redact
 from tether.middleware._metrics import Instruments
 from tether.middleware._tracing_parts import error_type, loop_types, msg_parts
 
-__all__ = ["ModelWatch", "request_content"]
+__all__ = ["DELTA_KINDS", "PART", "ModelWatch", "request_content"]
 
 _model_log = get_logger("model")
+
+IGNORED, USAGE, STOP, RETRY, PART = range(5)
+"""What `ModelWatch.see` does with an item (by its class: `DELTA_KINDS`)."""
+
+
+class _Kinds(dict[type, int]):
+    """Item class → what `ModelWatch.see` does with it (worked out on first sight)."""
+
+    def __missing__(self, cls: type) -> int:
+        t = loop_types()
+        kind = IGNORED
+        for known, meaning in (
+            (t.Usage, USAGE),
+            (t.Stop, STOP),
+            (t.Retry, RETRY),
+            (t.Text, PART),
+            (t.ToolCall, PART),
+        ):
+            if issubclass(cls, known):
+                kind = meaning
+                break
+        if len(self) < 256:  # (a stream of ever new classes is not worth remembering)
+            self[cls] = kind
+        return kind
+
+
+DELTA_KINDS = _Kinds()
 
 
 class ModelWatch:
@@ -40,16 +67,17 @@ class ModelWatch:
         self.retries = 0
         self.parts: list[Any] = []
 
-    def see(self, item: Any, span: trace.Span, metrics: Instruments, base: dict[str, Any]) -> None:
-        """Take one item of the stream."""
-        t = loop_types()
-        if isinstance(item, t.Usage):
+    def see(
+        self, kind: int, item: Any, span: trace.Span, metrics: Instruments, base: dict[str, Any]
+    ) -> None:
+        """Take one item of the stream, of kind `DELTA_KINDS[type(item)]`."""
+        if kind == USAGE:
             self.usage = item.usage
-        elif isinstance(item, t.Stop):
+        elif kind == STOP:
             self.finish_reason, self.raw_finish_reason = str(item.reason), item.raw
-        elif isinstance(item, t.Retry):
+        elif kind == RETRY:
             self._retry(item, span, metrics, base)
-        elif self.capture and isinstance(item, t.Text | t.ToolCall):
+        elif kind == PART and self.capture:  # a text or tool call piece
             self.parts.append(item)
 
     def _retry(

@@ -8,6 +8,8 @@ itself is only imported when `TracingMiddleware` is first asked for).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
 from types import SimpleNamespace
@@ -23,6 +25,10 @@ from tether._log import redact
 __all__ = [
     "END",
     "REPLY_KEY",
+    "attach",
+    "detach",
+    "get_current",
+    "with_span",
     "TRACE_METADATA",
     "ReplyTrace",
     "Resume",
@@ -47,6 +53,43 @@ TRACE_METADATA = "trace"
 
 END: Any = object()
 """What `anext(stream, END)` returns once the stream is over."""
+
+
+def _fast_context() -> tuple[Any, Any, Any, Callable[[trace.Span, Any], Any]]:
+    """`attach`, `detach`, `get_current` and "this context with this span current".
+
+    With the API's default runtime context (a `ContextVar`) these are the variable's own
+    `set`, `reset` and `get`, and a dictionary made at once: the API's functions go
+    through two or three Python calls each, and tracing makes them around every item
+    of every stream it wraps. Any other runtime context, or an API whose internals
+    differ, gets the API's functions.
+    """
+    try:
+        from opentelemetry.context import _RUNTIME_CONTEXT
+        from opentelemetry.context.contextvars_context import ContextVarsRuntimeContext
+        from opentelemetry.trace.propagation import _SPAN_KEY
+
+        if type(_RUNTIME_CONTEXT) is ContextVarsRuntimeContext:
+            var = _RUNTIME_CONTEXT._current_context
+            make = otel_context.Context
+
+            def with_span(span: trace.Span, context: Any) -> Any:
+                return make({**context, _SPAN_KEY: span})
+
+            if isinstance(var, ContextVar) and isinstance(_SPAN_KEY, str):
+                return var.set, var.reset, var.get, with_span
+    except (ImportError, AttributeError):  # pragma: no cover - another API version
+        pass
+    return (  # pragma: no cover - a runtime context of its own
+        otel_context.attach,
+        otel_context.detach,
+        otel_context.get_current,
+        trace.set_span_in_context,
+    )
+
+
+attach, detach, get_current, with_span = _fast_context()
+"""The API's context functions, or their fast equivalents (see `_fast_context`)."""
 
 _PROVIDERS = {
     "OpenAI": "openai",
@@ -174,9 +217,10 @@ class ReplyTrace:
     span: trace.Span
     state: Any
     session_id: str
-    capture: bool = False
+    capture: bool
     """Whether contents go into this reply's spans (decided once, at its start)."""
-    context: otel_context.Context = field(default_factory=otel_context.Context)
+    context: otel_context.Context
+    """The reply's span and this record: what is current while one of its steps runs."""
     reply_id: str = ""
     decisions: dict[str, tuple[str, str, bool | None]] = field(default_factory=dict)
     """Call id → (behavior, reason, confirmed by the user) until its tool span starts."""
@@ -276,7 +320,7 @@ def resume_of(inputs: Any, state: Any) -> Resume | None:
 
 def current_reply() -> ReplyTrace | None:
     """The reply whose step is running now, if tracing wraps it."""
-    found = otel_context.get_value(REPLY_KEY)
+    found = get_current().get(REPLY_KEY)
     return found if isinstance(found, ReplyTrace) else None
 
 
