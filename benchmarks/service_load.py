@@ -86,7 +86,7 @@ def _cpu(pid: int) -> float:
 
 
 def _start(port: int, storage: str, prefix: str) -> subprocess.Popen[bytes]:
-    cmd = [sys.executable, "-c", "import sys; from tether.cli import main; sys.exit(main())"]
+    cmd = [sys.executable, "-c", _WORKER]
     cmd += ["serve", "--agents", "service_load:agents", "--storage", storage, "--port", str(port)]
     cmd += ["--redis-prefix", prefix]
     env = {k: v for k, v in os.environ.items() if k != "TETHER_API_KEYS"}
@@ -96,6 +96,40 @@ def _start(port: int, storage: str, prefix: str) -> subprocess.Popen[bytes]:
 
 
 _LOGS: list[Path] = []
+
+# A worker is `tether serve`; with BENCH_PROFILE=<path> it runs under pyinstrument (installed
+# by hand: `pip install pyinstrument`) and writes <path>.<pid>.txt and .pyisession on exit;
+# with BENCH_PROFILER=cprofile too, under cProfile instead (<path>.<pid>.pstats: call counts, the main thread's CPU time).
+_WORKER = """
+import os, signal, sys
+from tether.cli import main
+where = os.environ.get("BENCH_PROFILE")
+if not where:
+    sys.exit(main())
+# uvicorn re-raises SIGTERM once it has shut down: exit through `finally` then.
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+if os.environ.get("BENCH_PROFILER") == "cprofile":
+    import cProfile, time
+    profiler = cProfile.Profile(time.thread_time)  # CPU time: waits and preemption not counted
+    profiler.enable()
+    try:
+        code = main()
+    finally:
+        profiler.disable()
+        profiler.dump_stats(f"{where}.{os.getpid()}.pstats")
+    sys.exit(code)
+from pyinstrument import Profiler
+profiler = Profiler(interval=0.0005, async_mode="disabled")
+profiler.start()
+try:
+    code = main()
+finally:
+    profiler.stop()
+    profiler.last_session.save(f"{where}.{os.getpid()}.pyisession")
+    with open(f"{where}.{os.getpid()}.txt", "w") as out:
+        out.write(profiler.output_text(unicode=False, show_all=False, short_mode=False))
+sys.exit(code)
+"""
 
 
 def _server_errors() -> list[str]:
@@ -181,10 +215,12 @@ async def _load(urls: list[str], pids: list[int], clients: int, seconds: float) 
 
     for url in urls:
         await _ready(url)
-    limits = httpx.Limits(max_connections=clients + 10, max_keepalive_connections=clients + 10)
-    pools = [httpx.AsyncClient(base_url=u, timeout=60, limits=limits) for u in urls]
+    # One client (one connection) per simulated user: a shared httpx pool scans all its
+    # connections and queued requests for every request, which at 200 clients cost the
+    # client process more CPU per reply than the service spent on it.
+    pools = [httpx.AsyncClient(base_url=urls[i % len(urls)], timeout=60) for i in range(clients)]
     try:
-        mine = [pools[i % len(pools)] for i in range(clients)]
+        mine = pools
         sids = []
         for c in mine:
             made = await c.post("/v1/sessions", json={"agent_id": "bench"})

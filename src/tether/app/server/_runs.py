@@ -90,6 +90,8 @@ class _Run:
     lost: BaseException | None = None
     saving: bool = False
     ending: bool = False
+    renewed: bool = False
+    """A renewal of the lease started since the last save point."""
 
 
 class Runs:
@@ -312,6 +314,7 @@ class Runs:
         """Append the queued events, renewing the lease in the same step (one round trip)."""
         while (run.pending or renew) and run.lost is None:
             batch, run.pending, renew = run.pending, [], False
+            run.renewed = True
             try:
                 if await self.events.renew(run.lease, self.lease_ttl, batch):
                     self._stop(run)  # an interrupt asked on another worker
@@ -323,24 +326,26 @@ class Runs:
     async def _flush(self, run: _Run, *, renew: bool = False) -> None:
         """Wait until every queued event is appended (or raise why it cannot be).
 
-        With `renew`, the lease is renewed (and checked) after that in any case, with the
-        last queued events if there are any.
+        With `renew`, the lease is also renewed (and checked) unless a renewal started
+        since the last save point: with the last queued events if there are any, else on
+        its own. The write runs here, not in a task: the caller waits for it anyway.
         """
         while run.writer is not None and not run.writer.done():
             await asyncio.shield(run.writer)
+        renew = renew and not run.renewed
         if (run.pending or renew) and run.lost is None:
-            run.writer = asyncio.create_task(self._write(run, renew=renew))
-            await run.writer
+            await self._write(run, renew=renew)
         if run.lost is not None:
             raise run.lost
 
     def _checkpoint(self, run: _Run) -> Checkpoint:
         """The storage's save-point callable, fenced by the lease.
 
-        Before each save: every queued event is appended and the lease is renewed, in one
-        step (a worker whose lease was taken over stops here, before its next side
-        effect); the save itself is fenced with the lease's token, so it is refused too if
-        a newer holder fenced the session. A reply asked to stop stops here, with the state
+        Before each save: every queued event is appended, and the lease is renewed with
+        them, or on its own if no renewal started since the last save point (a worker
+        whose lease was taken over stops there, before its next side effect; an interrupt
+        asked on another worker is seen there). The save itself is fenced with the lease's
+        token, so it is refused too if a newer holder fenced the session. A reply asked to stop stops here, with the state
         of its last save point. On a worker that is shutting down, the reply stops right
         after this save.
         """
@@ -352,6 +357,7 @@ class Runs:
             run.saving = True  # an interrupt waits for the save, so the version stays known
             try:
                 await self._flush(run, renew=True)
+                run.renewed = False  # the next save point renews again if nothing did
                 await save(state)
             finally:
                 run.saving = False

@@ -25,6 +25,7 @@ from tether.app.storage._events import (
     LogEntry,
     LogItem,
     LogKey,
+    RecentEntries,
     busy,
 )
 from tether.app.storage._sqlite_file import SQLiteFile
@@ -70,6 +71,9 @@ class SQLiteEventLog(EventLogBase):
         self._signals: dict[LogKey, asyncio.Event] = {}
         self._last: dict[LogKey, int] = {}  # last seq this process wrote, per session
         self._held: dict[LogKey, int] = {}  # leases this process holds: key -> token
+        # What this process appended under the leases it holds: while it holds one it is
+        # the session log's only writer, so reads of its own run need no query.
+        self._recent = RecentEntries()
 
     def __repr__(self) -> str:
         return f"SQLiteEventLog({self.path!r})"
@@ -153,6 +157,7 @@ class SQLiteEventLog(EventLogBase):
         if isinstance(got, str):
             raise busy(got)
         self._held[key] = got.token
+        self._recent.forget(key)
         return got
 
     def _check(self, db: sqlite3.Connection, lease: Lease) -> tuple[int, int]:
@@ -180,6 +185,7 @@ class SQLiteEventLog(EventLogBase):
 
         interrupt, seq = await self._call(run)
         if items:
+            self._recent.remember(lease.key, seq, items)
             self._signal(lease.key, seq)
         return interrupt
 
@@ -191,6 +197,7 @@ class SQLiteEventLog(EventLogBase):
             return self._write(db, lease, last, items)
 
         seq = await self._call(run)
+        self._recent.remember(lease.key, seq, items)
         self._signal(lease.key, seq)
         return seq
 
@@ -216,13 +223,14 @@ class SQLiteEventLog(EventLogBase):
     ) -> None:
         """Log `items` and the end marker, give the lease back (no-op if taken over)."""
         end = [LogItem("", "", str(lease.token))] if mark_end else []
+        logged = [*items, *end]
 
         def run(db: sqlite3.Connection) -> int | None:
             try:
                 last, _ = self._check(db, lease)
             except LeaseLostError:
                 return None
-            last = self._write(db, lease, last, [*items, *end])
+            last = self._write(db, lease, last, logged)
             db.execute(
                 "UPDATE tether_event_heads SET holder = 0, expires = 0, interrupt = 0"
                 f" WHERE {_HEAD}",
@@ -231,7 +239,10 @@ class SQLiteEventLog(EventLogBase):
             return last
 
         try:
-            self._signal(lease.key, await self._call(run))
+            last = await self._call(run)
+            if last is not None:
+                self._recent.remember(lease.key, last, logged)
+            self._signal(lease.key, last)
         finally:
             if self._held.get(lease.key) == lease.token:
                 del self._held[lease.key]
@@ -263,7 +274,10 @@ class SQLiteEventLog(EventLogBase):
         return run
 
     async def read(self, key: LogKey, after: int, limit: int = 500) -> list[LogEntry]:
-        """Entries above `after`, in order."""
+        """Entries above `after`, in order (of a run this process holds: from memory)."""
+        local = self._recent.read(key, after, limit) if key in self._held else None
+        if local is not None:
+            return local
 
         def run(db: sqlite3.Connection) -> list[LogEntry]:
             rows = db.execute(
@@ -315,6 +329,7 @@ class SQLiteEventLog(EventLogBase):
             )
 
         await self._call(run)
+        self._recent.forget(key)
         self._signal(key)
 
     async def ping(self) -> None:
