@@ -293,7 +293,8 @@ class RedisEventLog(EventLogBase):
             if self._last.get(key, 0) > after:
                 return True
             try:
-                await asyncio.wait_for(signal.wait(), min(seconds, self.block))
+                async with asyncio.timeout(min(seconds, self.block)):
+                    await signal.wait()  # (`asyncio.timeout`: no task per wait, as `wait_for`)
                 return True
             except TimeoutError:
                 return False

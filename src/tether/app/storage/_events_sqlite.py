@@ -166,22 +166,27 @@ class SQLiteEventLog(EventLogBase):
             _ids(lease.key),
         ).fetchone()
         if row is None or row[0] != lease.token or not row[1]:
-            raise LeaseLostError(
-                f"the lease on session {lease.key.session_id!r} was taken over by another "
-                "worker (or the session was deleted); this run stops without writing"
-            )
+            raise _lost(lease)
         return int(row[2]), int(row[3])
 
     async def renew(self, lease: Lease, ttl: float, items: Sequence[LogItem] = ()) -> bool:
         """Append `items`, extend the lease; whether an interrupt was asked for."""
+        reply_id = items[-1].reply_id if items else None
 
         def run(db: sqlite3.Connection) -> tuple[bool, int]:
-            last, interrupt = self._check(db, lease)
-            db.execute(
-                f"UPDATE tether_event_heads SET expires = ? WHERE {_HEAD}",
-                (time.time() + ttl, *_ids(lease.key)),
-            )
-            return bool(interrupt), self._write(db, lease, last, items)
+            # The check, the expiry, the new last number and the reply in one statement.
+            row = db.execute(
+                "UPDATE tether_event_heads SET expires = ?, last_seq = last_seq + ?,"
+                f" reply_id = coalesce(?, reply_id) WHERE {_HEAD} AND token = ? AND holder = 1"
+                " RETURNING last_seq, interrupt",
+                (time.time() + ttl, len(items), reply_id, *_ids(lease.key), lease.token),
+            ).fetchone()
+            if row is None:
+                raise _lost(lease)
+            seq = int(row[0])
+            if items:
+                _insert(db, lease.key, seq - len(items), items)
+            return bool(row[1]), seq
 
         interrupt, seq = await self._call(run)
         if items:
@@ -204,13 +209,8 @@ class SQLiteEventLog(EventLogBase):
     def _write(
         self, db: sqlite3.Connection, lease: Lease, last: int, items: Sequence[LogItem]
     ) -> int:
-        rows = [(*_ids(lease.key), last + i, it.type, it.data) for i, it in enumerate(items, 1)]
-        db.executemany(
-            "INSERT INTO tether_events (user_id, session_id, seq, type, data)"
-            " VALUES (?, ?, ?, ?, ?)",
-            rows,
-        )
-        seq = last + len(rows)
+        _insert(db, lease.key, last, items)
+        seq = last + len(items)
         if items:
             db.execute(
                 f"UPDATE tether_event_heads SET last_seq = ?, reply_id = ? WHERE {_HEAD}",
@@ -307,7 +307,8 @@ class SQLiteEventLog(EventLogBase):
             # A run of this process signals its appends; only another process's run is polled.
             local = key in self._held
             try:
-                await asyncio.wait_for(signal.wait(), left if local else min(left, _POLL))
+                async with asyncio.timeout(left if local else min(left, _POLL)):
+                    await signal.wait()  # (`asyncio.timeout`: no task per wait, as `wait_for`)
                 return True
             except TimeoutError:
                 if not local and await self.last_seq(key) > after:
@@ -335,6 +336,21 @@ class SQLiteEventLog(EventLogBase):
     async def ping(self) -> None:
         """Raise `StorageUnavailableError` unless the file answers."""
         await self._call(partial(_head, key=LogKey("", ""), cols="last_seq"), write=False)
+
+
+def _insert(db: sqlite3.Connection, key: LogKey, last: int, items: Sequence[LogItem]) -> None:
+    """Insert `items` numbered from `last + 1`."""
+    db.executemany(
+        "INSERT INTO tether_events (user_id, session_id, seq, type, data) VALUES (?, ?, ?, ?, ?)",
+        [(*_ids(key), last + i, it.type, it.data) for i, it in enumerate(items, 1)],
+    )
+
+
+def _lost(lease: Lease) -> LeaseLostError:
+    return LeaseLostError(
+        f"the lease on session {lease.key.session_id!r} was taken over by another "
+        "worker (or the session was deleted); this run stops without writing"
+    )
 
 
 def _ids(key: LogKey) -> tuple[str, str]:
