@@ -92,6 +92,8 @@ class _Run:
     ending: bool = False
     renewed: bool = False
     """A renewal of the lease started since the last save point."""
+    waking: bool = False
+    """A look at the queue is scheduled (`Runs._wake_writer`)."""
 
 
 class Runs:
@@ -303,11 +305,19 @@ class Runs:
         """Queue the event; one writer task appends what queued up in one step.
 
         Events a reply emits without awaiting in between (a model step's blocks) are
-        written together; nobody reads an event before its append committed.
+        written together; nobody reads an event before its append committed. The writer
+        starts on the loop's next turn, unless the reply reached a save point first (whose
+        flush wrote the events already, with no task and no wait).
         """
         run.pending.append(_item(event))
         run.logged += 1
-        if run.writer is None or run.writer.done():
+        if not run.waking:
+            run.waking = True
+            asyncio.get_running_loop().call_soon(self._wake_writer, run)
+
+    def _wake_writer(self, run: _Run) -> None:
+        run.waking = False
+        if run.pending and run.lost is None and (run.writer is None or run.writer.done()):
             run.writer = asyncio.create_task(self._write(run))
 
     async def _write(self, run: _Run, *, renew: bool = False) -> None:
