@@ -20,9 +20,15 @@ worker queues, and the added latency is the queue, which grows with the client c
 The extra row (`--light-clients`, default 10, 0 to skip) runs one worker at a load it can
 carry, where the added latency is the service's own cost per reply, not the queue. The
 printed capacity is 1000 / (CPU ms per reply): the replies/s one worker could serve at most;
-"server cores" and "client cores" say who was busy (the clients run in this one process:
-when it nears one core, the clients, not the service, set the pace).
+"server cores", "client cores" and "Redis cores" say who was busy (the clients run in this
+one process, one httpx client per simulated user: when it nears one core, the clients, not
+the service, set the pace; the 2-worker row shares the machine's cores with the clients and
+the Redis server, and a line says how many it used in all).
 Each error is printed with what the client saw (status, the error event, the exception).
+
+Profiling a worker: `BENCH_PROFILE=/tmp/prof` runs each worker under pyinstrument (install
+it by hand) and writes `/tmp/prof.<pid>.txt`; with `BENCH_PROFILER=cprofile` too, under
+cProfile timed by the worker's thread CPU time (`/tmp/prof.<pid>.pstats`: call counts).
 """
 
 from __future__ import annotations
@@ -210,7 +216,21 @@ async def _reply(c: Any, sid: str, body: dict[str, Any], errors: list[str]) -> b
     return True
 
 
-async def _load(urls: list[str], pids: list[int], clients: int, seconds: float) -> dict[str, Any]:
+def _redis_cpu() -> float:
+    """CPU seconds the Redis server used so far (its own count: `INFO cpu`)."""
+    import redis
+
+    client = redis.Redis.from_url(REDIS)
+    try:
+        info: Any = client.info("cpu")
+    finally:
+        client.close()
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+
+async def _load(
+    urls: list[str], pids: list[int], clients: int, seconds: float, *, redis: bool
+) -> dict[str, Any]:
     import httpx
 
     for url in urls:
@@ -233,6 +253,7 @@ async def _load(urls: list[str], pids: list[int], clients: int, seconds: float) 
         added: list[float] = []
         errors: list[str] = []
         cpu0 = sum(_cpu(p) for p in pids)
+        redis0 = _redis_cpu() if redis else 0.0
         mine0 = time.process_time()
         t0 = time.monotonic()
         await asyncio.gather(
@@ -240,6 +261,7 @@ async def _load(urls: list[str], pids: list[int], clients: int, seconds: float) 
         )
         elapsed = time.monotonic() - t0
         cpu = sum(_cpu(p) for p in pids) - cpu0
+        redis_cpu = _redis_cpu() - redis0 if redis else float("nan")
         client_cpu = time.process_time() - mine0
     finally:
         for pool in pools:
@@ -254,6 +276,7 @@ async def _load(urls: list[str], pids: list[int], clients: int, seconds: float) 
         "cpu_ms": 1000 * cpu / max(1, len(ms)),
         "server_busy": cpu / elapsed,  # cores the workers used
         "client_busy": client_cpu / elapsed,  # cores this (one-process) client used
+        "redis_busy": redis_cpu / elapsed,  # cores the Redis server used (all its clients)
         "seen": errors[:5],  # what the failing clients saw
         "pids": pids,
     }
@@ -289,9 +312,9 @@ async def _setup(
     ports = [_free_port() for _ in storages]
     procs = [_start(p, s, prefix) for p, s in zip(ports, storages, strict=True)]
     try:
-        return await _load(
-            [f"http://127.0.0.1:{p}" for p in ports], [p.pid for p in procs], clients, seconds
-        )
+        urls = [f"http://127.0.0.1:{p}" for p in ports]
+        redis = any(s.startswith("redis") for s in storages)
+        return await _load(urls, [p.pid for p in procs], clients, seconds, redis=redis)
     finally:
         for proc in procs:
             proc.terminate()
@@ -336,14 +359,15 @@ async def main(clients: int, seconds: float, light: int) -> int:
     print(
         "| setup | replies | replies/s | p50 added ms | p99 added ms | errors | CPU ms/reply |"
         " CPU vs in-process | capacity replies/s/worker | server cores | client cores |"
+        " Redis cores |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name, r in rows:
         print(
             f"| {name} | {r['replies']:.0f} | {r['rps']:.1f} | {r['p50']:.1f} | {r['p99']:.1f} | "
             f"{r['errors']:.0f} | {r['cpu_ms']:.2f} | {r['cpu_ms'] / base:.1f}x | "
             f"{1000 / r['cpu_ms']:.0f} | {r['server_busy']:.2f} | "
-            f"{r['client_busy']:.2f} |"
+            f"{r['client_busy']:.2f} | {r['redis_busy']:.2f} |"
         )
     for name, r in rows:
         for seen in r["seen"]:
@@ -357,6 +381,13 @@ async def main(clients: int, seconds: float, light: int) -> int:
     )
     ratio = two["rps"] / one["rps"] if one["rps"] else 0.0
     print(f"2 workers / 1 worker replies/s: {ratio:.2f}x")
+    busy = two["server_busy"] + two["client_busy"] + two["redis_busy"]
+    print(
+        f"2 workers used {busy:.2f} of this machine's {os.cpu_count()} cores with the clients"
+        f" and Redis ({two['rps']:.0f} replies/s x {1000 * busy / max(two['rps'], 1e-9):.1f}"
+        " ms of CPU per reply in all): the two workers can outrun one only on cores the"
+        " clients and Redis leave free"
+    )
     checks = {
         "0 errors": all(r["errors"] == 0 for _, r in rows),
         "p99 added <= 25 ms (1 worker)": one["p99"] <= 25,
