@@ -90,8 +90,8 @@ class _Run:
     lost: BaseException | None = None
     saving: bool = False
     ending: bool = False
-    renewed: bool = False
-    """A renewal of the lease started since the last save point."""
+    renewed: bool = True
+    """A renewal of the lease started since the last save point (taking it counts)."""
     waking: bool = False
     """A look at the queue is scheduled (`Runs._wake_writer`)."""
 
@@ -354,8 +354,9 @@ class Runs:
         Before each save: every queued event is appended, and the lease is renewed with
         them, or on its own if no renewal started since the last save point (a worker
         whose lease was taken over stops there, before its next side effect; an interrupt
-        asked on another worker is seen there). The save itself is fenced with the lease's
-        token, so it is refused too if a newer holder fenced the session. A reply asked to stop stops here, with the state
+        asked on another worker is seen there); not at the save point that ends or pauses
+        the reply. The save itself is fenced with the lease's token, so it is refused too
+        if a newer holder fenced the session. A reply asked to stop stops here, with the state
         of its last save point. On a worker that is shutting down, the reply stops right
         after this save.
         """
@@ -366,7 +367,9 @@ class Runs:
                 raise _Interrupted  # stop here: the state rolls back to the last save
             run.saving = True  # an interrupt waits for the save, so the version stays known
             try:
-                await self._flush(run, renew=True)
+                # The save point that ends or pauses the reply needs no renewal: its last
+                # events wait for the release, which checks the lease as it logs them.
+                await self._flush(run, renew=not run.tail)
                 run.renewed = False  # the next save point renews again if nothing did
                 await save(state)
             finally:
