@@ -76,3 +76,34 @@ def test_sqlite_reads_of_a_run_this_log_holds_need_no_query(
                 await log.read(KEY, 0)  # released: the file is the truth again
 
     asyncio.run(scenario())
+
+
+def test_following_a_run_this_log_holds_never_asks_for_the_lease(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tether.app.server._stream import follow
+
+    async def scenario() -> None:
+        async with SQLiteEventLog(tmp_path / "events.db") as log:
+            lease = await log.acquire(KEY, 5.0)
+            assert log.holds(KEY)
+
+            async def refused(key: LogKey) -> Any:
+                raise AssertionError("the follower asked for the lease of a run held here")
+
+            monkeypatch.setattr(log, "active", refused)
+            seen: list[str] = []
+
+            async def follower() -> None:
+                async for batch in follow(log, KEY, lease.start_seq, token=lease.token):
+                    seen.extend(e.data for e in batch)
+
+            task = asyncio.create_task(follower())
+            await log.renew(lease, 5.0, _items("a"))
+            while not seen:  # the follower caught up with "a" and now waits
+                await asyncio.sleep(0)
+            await log.release(lease, _items("b"))
+            await task
+            assert seen == ['{"n": "a"}', '{"n": "b"}'] and not log.holds(KEY)
+
+    asyncio.run(scenario())

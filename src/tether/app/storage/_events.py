@@ -215,6 +215,14 @@ class EventLogBase(ABC):
     async def active(self, key: LogKey) -> ActiveRun | None:
         """The run holding an unexpired lease, if any."""
 
+    def holds(self, key: LogKey) -> bool:
+        """Whether this very log object holds the session's lease (no round trip).
+
+        True only between its `acquire` and its `release`; a lease taken over by another
+        worker may still count until this holder's next write fails.
+        """
+        return False
+
     @abstractmethod
     async def request_interrupt(self, key: LogKey) -> ActiveRun | None:
         """Ask the active run to stop; return it (None if nothing runs)."""

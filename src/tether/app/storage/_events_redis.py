@@ -237,6 +237,10 @@ class RedisEventLog(EventLogBase):
             self._last.pop(lease.key, None)
             self._signal(lease.key, None)  # followers here read the tail from Redis
 
+    def holds(self, key: LogKey) -> bool:
+        """Whether this log holds the session's lease (taken here, not released yet)."""
+        return key in self._held
+
     async def active(self, key: LogKey) -> ActiveRun | None:
         """The run holding the lease, if any (an expired lease is gone)."""
         try:

@@ -247,6 +247,10 @@ class SQLiteEventLog(EventLogBase):
             if self._held.get(lease.key) == lease.token:
                 del self._held[lease.key]
 
+    def holds(self, key: LogKey) -> bool:
+        """Whether this log holds the session's lease (taken here, not released yet)."""
+        return key in self._held
+
     async def active(self, key: LogKey) -> ActiveRun | None:
         """The run holding an unexpired lease, if any."""
         cols = "token, holder, reply_id, expires, interrupt"
