@@ -26,6 +26,8 @@ the service, set the pace; the 2-worker row shares the machine's cores with the 
 the Redis server, and a line says how many it used in all).
 Each error is printed with what the client saw (status, the error event, the exception).
 
+`--instructions [--tree LABEL=SRC_DIR ...]`: one worker's instructions per reply under
+cachegrind (10 clients, 80 minus 20 replies), SQLite and Redis: a figure load cannot move.
 Profiling a worker: `BENCH_PROFILE=/tmp/prof` runs each worker under pyinstrument (install
 it by hand) and writes `/tmp/prof.<pid>.txt`; with `BENCH_PROFILER=cprofile` too, under
 cProfile timed by the worker's thread CPU time (`/tmp/prof.<pid>.pstats`: call counts).
@@ -35,8 +37,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -399,10 +403,96 @@ async def main(clients: int, seconds: float, light: int) -> int:
     return 0 if all(checks.values()) else 1
 
 
+async def _replies(url: str, total: int, clients: int) -> None:
+    """`total` replies from `clients` sessions, back to back, once the worker answers."""
+    import httpx
+
+    async with httpx.AsyncClient(base_url=url) as probe:
+        for _ in range(3000):  # a worker under valgrind starts in a minute or two
+            with contextlib.suppress(httpx.HTTPError):
+                if (await probe.get("/healthz")).status_code == 200:
+                    break
+            await asyncio.sleep(0.1)
+    pools = [httpx.AsyncClient(base_url=url, timeout=600) for _ in range(clients)]
+    left, errors = [total], list[str]()
+    body = {"input": {"role": "user", "content": "look both up"}}
+
+    async def one(c: Any) -> None:
+        sid = (await c.post("/v1/sessions", json={"agent_id": "bench"})).json()["session_id"]
+        while left[0] > 0:
+            left[0] -= 1
+            if not await _reply(c, sid, body, errors):
+                raise RuntimeError(f"a reply failed: {errors}")
+
+    try:
+        await asyncio.gather(*(one(c) for c in pools))
+    finally:
+        for c in pools:
+            await c.aclose()
+
+
+def _instructions(src: str, storage: str, replies: int, clients: int) -> int:
+    """Instructions one worker (under cachegrind) executed to start, serve `replies`, stop."""
+    port, prefix = _free_port(), f"bench-{uuid.uuid4().hex[:8]}"
+    cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
+    cmd += [sys.executable, "-c", _WORKER, "serve", "--agents", "service_load:agents"]
+    cmd += ["--storage", storage, "--port", str(port), "--redis-prefix", prefix]
+    env = {k: v for k, v in os.environ.items() if k != "TETHER_API_KEYS"} | {"PYTHONPATH": src}
+    proc = subprocess.Popen(
+        cmd, cwd=HERE, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    try:
+        asyncio.run(_replies(f"http://127.0.0.1:{port}", replies, clients))
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=600)
+        if storage.startswith("redis"):
+            _drop(prefix)
+    found = re.search(r"I\s+refs:\s+([\d,]+)", err.decode(errors="replace"))
+    if found is None:
+        raise RuntimeError(f"no instruction count from valgrind: {err.decode()[-500:]}")
+    return int(found.group(1).replace(",", ""))
+
+
+def instructions_main(trees: list[str], few: int, many: int, clients: int) -> int:
+    """Worker instructions per reply, per tree and storage: a load-proof CPU figure.
+
+    The difference between `many` and `few` replies, divided by the extra replies: the
+    start-up and the warm-up cancel out (as in `loop_instructions.py`).
+    """
+    print(f"worker instructions per reply ({clients} clients, {many} - {few} replies)")
+    print("| tree | SQLite M/reply | Redis M/reply |\n|---|---|---|")
+    for tree in trees:
+        label, _, src = tree.rpartition("=")
+        per = []
+        for kind in ("sqlite", "redis"):
+            counts = []
+            for n in (few, many):
+                with tempfile.TemporaryDirectory() as tmp:
+                    storage = f"sqlite:///{tmp}/bench.db" if kind == "sqlite" else REDIS
+                    counts.append(_instructions(src, storage, n, clients))
+            per.append((counts[1] - counts[0]) / (many - few) / 1e6)
+        print(f"| {label or src} | {per[0]:.2f} | {per[1]:.2f} |")
+    return 0
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=8.0)
     parser.add_argument("--light-clients", type=int, default=10, help="extra 1-worker row; 0: skip")
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="count one worker's instructions per reply under cachegrind instead (slow)",
+    )
+    parser.add_argument(
+        "--tree", action="append", default=[], help="LABEL=SRC_DIR to measure (--instructions)"
+    )
+    parser.add_argument("--few", type=int, default=20)
+    parser.add_argument("--many", type=int, default=80)
     args = parser.parse_args()
+    if args.instructions:
+        trees = args.tree or [f"this={HERE.parent / 'src'}"]
+        sys.exit(instructions_main(trees, args.few, args.many, args.light_clients or 10))
     sys.exit(asyncio.run(main(args.clients, args.seconds, args.light_clients)))
