@@ -20,17 +20,27 @@ worker queues, and the added latency is the queue, which grows with the client c
 The extra row (`--light-clients`, default 10, 0 to skip) runs one worker at a load it can
 carry, where the added latency is the service's own cost per reply, not the queue. The
 printed capacity is 1000 / (CPU ms per reply): the replies/s one worker could serve at most;
-"server cores" and "client cores" say who was busy (the clients run in this one process:
-when it nears one core, the clients, not the service, set the pace).
+"server cores", "client cores" and "Redis cores" say who was busy (the clients run in this
+one process, one httpx client per simulated user: when it nears one core, the clients, not
+the service, set the pace; the 2-worker row shares the machine's cores with the clients and
+the Redis server, and a line says how many it used in all).
 Each error is printed with what the client saw (status, the error event, the exception).
+
+`--instructions [--tree LABEL=SRC_DIR ...]`: one worker's instructions per reply under
+cachegrind (10 clients, 80 minus 20 replies), SQLite and Redis: a figure load cannot move.
+Profiling a worker: `BENCH_PROFILE=/tmp/prof` runs each worker under pyinstrument (install
+it by hand) and writes `/tmp/prof.<pid>.txt`; with `BENCH_PROFILER=cprofile` too, under
+cProfile timed by the worker's thread CPU time (`/tmp/prof.<pid>.pstats`: call counts).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -86,7 +96,7 @@ def _cpu(pid: int) -> float:
 
 
 def _start(port: int, storage: str, prefix: str) -> subprocess.Popen[bytes]:
-    cmd = [sys.executable, "-c", "import sys; from tether.cli import main; sys.exit(main())"]
+    cmd = [sys.executable, "-c", _WORKER]
     cmd += ["serve", "--agents", "service_load:agents", "--storage", storage, "--port", str(port)]
     cmd += ["--redis-prefix", prefix]
     env = {k: v for k, v in os.environ.items() if k != "TETHER_API_KEYS"}
@@ -96,6 +106,40 @@ def _start(port: int, storage: str, prefix: str) -> subprocess.Popen[bytes]:
 
 
 _LOGS: list[Path] = []
+
+# A worker is `tether serve`; with BENCH_PROFILE=<path> it runs under pyinstrument (installed
+# by hand: `pip install pyinstrument`) and writes <path>.<pid>.txt and .pyisession on exit;
+# with BENCH_PROFILER=cprofile too, under cProfile instead (<path>.<pid>.pstats: call counts, the main thread's CPU time).
+_WORKER = """
+import os, signal, sys
+from tether.cli import main
+where = os.environ.get("BENCH_PROFILE")
+if not where:
+    sys.exit(main())
+# uvicorn re-raises SIGTERM once it has shut down: exit through `finally` then.
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+if os.environ.get("BENCH_PROFILER") == "cprofile":
+    import cProfile, time
+    profiler = cProfile.Profile(time.thread_time)  # CPU time: waits and preemption not counted
+    profiler.enable()
+    try:
+        code = main()
+    finally:
+        profiler.disable()
+        profiler.dump_stats(f"{where}.{os.getpid()}.pstats")
+    sys.exit(code)
+from pyinstrument import Profiler
+profiler = Profiler(interval=0.0005, async_mode="disabled")
+profiler.start()
+try:
+    code = main()
+finally:
+    profiler.stop()
+    profiler.last_session.save(f"{where}.{os.getpid()}.pyisession")
+    with open(f"{where}.{os.getpid()}.txt", "w") as out:
+        out.write(profiler.output_text(unicode=False, show_all=False, short_mode=False))
+sys.exit(code)
+"""
 
 
 def _server_errors() -> list[str]:
@@ -176,15 +220,31 @@ async def _reply(c: Any, sid: str, body: dict[str, Any], errors: list[str]) -> b
     return True
 
 
-async def _load(urls: list[str], pids: list[int], clients: int, seconds: float) -> dict[str, Any]:
+def _redis_cpu() -> float:
+    """CPU seconds the Redis server used so far (its own count: `INFO cpu`)."""
+    import redis
+
+    client = redis.Redis.from_url(REDIS)
+    try:
+        info: Any = client.info("cpu")
+    finally:
+        client.close()
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+
+async def _load(
+    urls: list[str], pids: list[int], clients: int, seconds: float, *, redis: bool
+) -> dict[str, Any]:
     import httpx
 
     for url in urls:
         await _ready(url)
-    limits = httpx.Limits(max_connections=clients + 10, max_keepalive_connections=clients + 10)
-    pools = [httpx.AsyncClient(base_url=u, timeout=60, limits=limits) for u in urls]
+    # One client (one connection) per simulated user: a shared httpx pool scans all its
+    # connections and queued requests for every request, which at 200 clients cost the
+    # client process more CPU per reply than the service spent on it.
+    pools = [httpx.AsyncClient(base_url=urls[i % len(urls)], timeout=60) for i in range(clients)]
     try:
-        mine = [pools[i % len(pools)] for i in range(clients)]
+        mine = pools
         sids = []
         for c in mine:
             made = await c.post("/v1/sessions", json={"agent_id": "bench"})
@@ -197,6 +257,7 @@ async def _load(urls: list[str], pids: list[int], clients: int, seconds: float) 
         added: list[float] = []
         errors: list[str] = []
         cpu0 = sum(_cpu(p) for p in pids)
+        redis0 = _redis_cpu() if redis else 0.0
         mine0 = time.process_time()
         t0 = time.monotonic()
         await asyncio.gather(
@@ -204,6 +265,7 @@ async def _load(urls: list[str], pids: list[int], clients: int, seconds: float) 
         )
         elapsed = time.monotonic() - t0
         cpu = sum(_cpu(p) for p in pids) - cpu0
+        redis_cpu = _redis_cpu() - redis0 if redis else float("nan")
         client_cpu = time.process_time() - mine0
     finally:
         for pool in pools:
@@ -218,6 +280,7 @@ async def _load(urls: list[str], pids: list[int], clients: int, seconds: float) 
         "cpu_ms": 1000 * cpu / max(1, len(ms)),
         "server_busy": cpu / elapsed,  # cores the workers used
         "client_busy": client_cpu / elapsed,  # cores this (one-process) client used
+        "redis_busy": redis_cpu / elapsed,  # cores the Redis server used (all its clients)
         "seen": errors[:5],  # what the failing clients saw
         "pids": pids,
     }
@@ -253,9 +316,9 @@ async def _setup(
     ports = [_free_port() for _ in storages]
     procs = [_start(p, s, prefix) for p, s in zip(ports, storages, strict=True)]
     try:
-        return await _load(
-            [f"http://127.0.0.1:{p}" for p in ports], [p.pid for p in procs], clients, seconds
-        )
+        urls = [f"http://127.0.0.1:{p}" for p in ports]
+        redis = any(s.startswith("redis") for s in storages)
+        return await _load(urls, [p.pid for p in procs], clients, seconds, redis=redis)
     finally:
         for proc in procs:
             proc.terminate()
@@ -300,14 +363,15 @@ async def main(clients: int, seconds: float, light: int) -> int:
     print(
         "| setup | replies | replies/s | p50 added ms | p99 added ms | errors | CPU ms/reply |"
         " CPU vs in-process | capacity replies/s/worker | server cores | client cores |"
+        " Redis cores |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name, r in rows:
         print(
             f"| {name} | {r['replies']:.0f} | {r['rps']:.1f} | {r['p50']:.1f} | {r['p99']:.1f} | "
             f"{r['errors']:.0f} | {r['cpu_ms']:.2f} | {r['cpu_ms'] / base:.1f}x | "
             f"{1000 / r['cpu_ms']:.0f} | {r['server_busy']:.2f} | "
-            f"{r['client_busy']:.2f} |"
+            f"{r['client_busy']:.2f} | {r['redis_busy']:.2f} |"
         )
     for name, r in rows:
         for seen in r["seen"]:
@@ -321,6 +385,13 @@ async def main(clients: int, seconds: float, light: int) -> int:
     )
     ratio = two["rps"] / one["rps"] if one["rps"] else 0.0
     print(f"2 workers / 1 worker replies/s: {ratio:.2f}x")
+    busy = two["server_busy"] + two["client_busy"] + two["redis_busy"]
+    print(
+        f"2 workers used {busy:.2f} of this machine's {os.cpu_count()} cores with the clients"
+        f" and Redis ({two['rps']:.0f} replies/s x {1000 * busy / max(two['rps'], 1e-9):.1f}"
+        " ms of CPU per reply in all): the two workers can outrun one only on cores the"
+        " clients and Redis leave free"
+    )
     checks = {
         "0 errors": all(r["errors"] == 0 for _, r in rows),
         "p99 added <= 25 ms (1 worker)": one["p99"] <= 25,
@@ -332,10 +403,96 @@ async def main(clients: int, seconds: float, light: int) -> int:
     return 0 if all(checks.values()) else 1
 
 
+async def _replies(url: str, total: int, clients: int) -> None:
+    """`total` replies from `clients` sessions, back to back, once the worker answers."""
+    import httpx
+
+    async with httpx.AsyncClient(base_url=url) as probe:
+        for _ in range(3000):  # a worker under valgrind starts in a minute or two
+            with contextlib.suppress(httpx.HTTPError):
+                if (await probe.get("/healthz")).status_code == 200:
+                    break
+            await asyncio.sleep(0.1)
+    pools = [httpx.AsyncClient(base_url=url, timeout=600) for _ in range(clients)]
+    left, errors = [total], list[str]()
+    body = {"input": {"role": "user", "content": "look both up"}}
+
+    async def one(c: Any) -> None:
+        sid = (await c.post("/v1/sessions", json={"agent_id": "bench"})).json()["session_id"]
+        while left[0] > 0:
+            left[0] -= 1
+            if not await _reply(c, sid, body, errors):
+                raise RuntimeError(f"a reply failed: {errors}")
+
+    try:
+        await asyncio.gather(*(one(c) for c in pools))
+    finally:
+        for c in pools:
+            await c.aclose()
+
+
+def _instructions(src: str, storage: str, replies: int, clients: int) -> int:
+    """Instructions one worker (under cachegrind) executed to start, serve `replies`, stop."""
+    port, prefix = _free_port(), f"bench-{uuid.uuid4().hex[:8]}"
+    cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
+    cmd += [sys.executable, "-c", _WORKER, "serve", "--agents", "service_load:agents"]
+    cmd += ["--storage", storage, "--port", str(port), "--redis-prefix", prefix]
+    env = {k: v for k, v in os.environ.items() if k != "TETHER_API_KEYS"} | {"PYTHONPATH": src}
+    proc = subprocess.Popen(
+        cmd, cwd=HERE, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    try:
+        asyncio.run(_replies(f"http://127.0.0.1:{port}", replies, clients))
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=600)
+        if storage.startswith("redis"):
+            _drop(prefix)
+    found = re.search(r"I\s+refs:\s+([\d,]+)", err.decode(errors="replace"))
+    if found is None:
+        raise RuntimeError(f"no instruction count from valgrind: {err.decode()[-500:]}")
+    return int(found.group(1).replace(",", ""))
+
+
+def instructions_main(trees: list[str], few: int, many: int, clients: int) -> int:
+    """Worker instructions per reply, per tree and storage: a load-proof CPU figure.
+
+    The difference between `many` and `few` replies, divided by the extra replies: the
+    start-up and the warm-up cancel out (as in `loop_instructions.py`).
+    """
+    print(f"worker instructions per reply ({clients} clients, {many} - {few} replies)")
+    print("| tree | SQLite M/reply | Redis M/reply |\n|---|---|---|")
+    for tree in trees:
+        label, _, src = tree.rpartition("=")
+        per = []
+        for kind in ("sqlite", "redis"):
+            counts = []
+            for n in (few, many):
+                with tempfile.TemporaryDirectory() as tmp:
+                    storage = f"sqlite:///{tmp}/bench.db" if kind == "sqlite" else REDIS
+                    counts.append(_instructions(src, storage, n, clients))
+            per.append((counts[1] - counts[0]) / (many - few) / 1e6)
+        print(f"| {label or src} | {per[0]:.2f} | {per[1]:.2f} |")
+    return 0
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=8.0)
     parser.add_argument("--light-clients", type=int, default=10, help="extra 1-worker row; 0: skip")
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="count one worker's instructions per reply under cachegrind instead (slow)",
+    )
+    parser.add_argument(
+        "--tree", action="append", default=[], help="LABEL=SRC_DIR to measure (--instructions)"
+    )
+    parser.add_argument("--few", type=int, default=20)
+    parser.add_argument("--many", type=int, default=80)
     args = parser.parse_args()
+    if args.instructions:
+        trees = args.tree or [f"this={HERE.parent / 'src'}"]
+        sys.exit(instructions_main(trees, args.few, args.many, args.light_clients or 10))
     sys.exit(asyncio.run(main(args.clients, args.seconds, args.light_clients)))

@@ -21,7 +21,8 @@ import pytest
 import uvicorn
 
 HERE = Path(__file__).resolve().parent
-REDIS_URL = "redis://127.0.0.1:6379/12"
+REDIS_URL = os.environ.get("TETHER_TEST_REDIS_URL", "redis://127.0.0.1:6379/12")
+"""The Redis these tests write to (unique key prefixes); `TETHER_TEST_REDIS_URL` names it."""
 
 
 def free_port() -> int:

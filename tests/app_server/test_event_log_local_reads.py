@@ -1,12 +1,15 @@
-"""The Redis event log serves a worker's own appends locally, and never hides another's."""
+"""An event log serves a worker's own appends locally, and never hides another's."""
 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
+from typing import Any
 
+import pytest
 from svc_helpers import REDIS_URL, drop_redis_prefix, redis_or_skip, unique
 
-from tether.app.storage import LogItem, LogKey, RedisEventLog
+from tether.app.storage import EventLogBase, LogItem, LogKey, RedisEventLog, SQLiteEventLog
 
 KEY = LogKey("alice", "s1")
 
@@ -15,12 +18,8 @@ def _items(*names: str) -> list[LogItem]:
     return [LogItem("r1", "text_block_delta", f'{{"n": "{n}"}}') for n in names]
 
 
-async def _scenario(prefix: str) -> None:
-    async with (
-        RedisEventLog(REDIS_URL, key_prefix=prefix) as here,
-        RedisEventLog(REDIS_URL, key_prefix=prefix) as there,
-        RedisEventLog(REDIS_URL, key_prefix=prefix) as reader,
-    ):
+async def _scenario(here: EventLogBase, there: EventLogBase, reader: EventLogBase) -> None:
+    async with here, there, reader:
         lease = await here.acquire(KEY, 5.0)
         await here.append(lease, _items("a", "b"))
         await here.renew(lease, 5.0, _items("c"))
@@ -45,6 +44,66 @@ def test_local_reads_equal_the_log_and_follow_other_workers() -> None:
     redis_or_skip()
     prefix = unique("tlocal")
     try:
-        asyncio.run(_scenario(prefix))
+        asyncio.run(_scenario(*(RedisEventLog(REDIS_URL, key_prefix=prefix) for _ in range(3))))
     finally:
         drop_redis_prefix(prefix)
+
+
+def test_sqlite_local_reads_equal_the_file_and_follow_other_processes(tmp_path: Path) -> None:
+    path = tmp_path / "events.db"  # three logs on one file: three worker processes
+    asyncio.run(_scenario(*(SQLiteEventLog(path) for _ in range(3))))
+
+
+def test_sqlite_reads_of_a_run_this_log_holds_need_no_query(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def scenario() -> None:
+        async with SQLiteEventLog(tmp_path / "events.db") as log:
+            lease = await log.acquire(KEY, 5.0)
+            await log.renew(lease, 5.0, _items("a", "b"))
+            real = log._file.run
+
+            async def refused(*args: Any, **kwargs: Any) -> Any:
+                raise AssertionError("a read of the held run queried the file")
+
+            monkeypatch.setattr(log._file, "run", refused)
+            assert [e.data for e in await log.read(KEY, 0)] == ['{"n": "a"}', '{"n": "b"}']
+            assert await log.read(KEY, 2) == []
+            monkeypatch.setattr(log._file, "run", real)
+            await log.release(lease)
+            monkeypatch.setattr(log._file, "run", refused)
+            with pytest.raises(AssertionError, match="queried the file"):
+                await log.read(KEY, 0)  # released: the file is the truth again
+
+    asyncio.run(scenario())
+
+
+def test_following_a_run_this_log_holds_never_asks_for_the_lease(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tether.app.server._stream import follow
+
+    async def scenario() -> None:
+        async with SQLiteEventLog(tmp_path / "events.db") as log:
+            lease = await log.acquire(KEY, 5.0)
+            assert log.holds(KEY)
+
+            async def refused(key: LogKey) -> Any:
+                raise AssertionError("the follower asked for the lease of a run held here")
+
+            monkeypatch.setattr(log, "active", refused)
+            seen: list[str] = []
+
+            async def follower() -> None:
+                async for batch in follow(log, KEY, lease.start_seq, token=lease.token):
+                    seen.extend(e.data for e in batch)
+
+            task = asyncio.create_task(follower())
+            await log.renew(lease, 5.0, _items("a"))
+            while not seen:  # the follower caught up with "a" and now waits
+                await asyncio.sleep(0)
+            await log.release(lease, _items("b"))
+            await task
+            assert seen == ['{"n": "a"}', '{"n": "b"}'] and not log.holds(KEY)
+
+    asyncio.run(scenario())

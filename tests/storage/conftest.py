@@ -11,14 +11,22 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 import redis.asyncio as aioredis
-from storage_helpers import REDIS_HOST, REDIS_PORT, Backend, RedisServer, drop_prefix, sqlite_path
+from storage_helpers import (
+    REDIS_DB,
+    REDIS_HOST,
+    REDIS_PORT,
+    Backend,
+    RedisServer,
+    drop_prefix,
+    sqlite_path,
+)
 
 
 @pytest_asyncio.fixture
 async def redis_prefix() -> AsyncIterator[str]:
     """A key prefix no other test uses; its keys are deleted afterwards."""
     prefix = f"tether-test-{secrets.token_hex(6)}"
-    client = aioredis.Redis(host=REDIS_HOST, port=REDIS_PORT)
+    client = aioredis.Redis(host=REDIS_HOST, port=REDIS_PORT, db=REDIS_DB)
     try:
         yield prefix
     finally:
@@ -44,7 +52,7 @@ async def backend(
     request: pytest.FixtureRequest, tmp_path: Path, redis_prefix: str
 ) -> AsyncIterator[Backend]:
     """SQLite (a file in tmp_path) and the real Redis (a unique prefix), in turn."""
-    client = aioredis.Redis(host=REDIS_HOST, port=REDIS_PORT)
+    client = aioredis.Redis(host=REDIS_HOST, port=REDIS_PORT, db=REDIS_DB)
     try:
         yield Backend(request.param, sqlite_path(tmp_path), redis_prefix, client)
     finally:

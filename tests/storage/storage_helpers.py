@@ -7,13 +7,17 @@ import socket
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import redis.asyncio as aioredis
 
 from tether.app.storage import RedisStorage, SQLiteStorage, StorageBase
 
-REDIS_HOST = "127.0.0.1"
-REDIS_PORT = 6379
+REDIS_URL = os.environ.get("TETHER_TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
+"""The suite's Redis (as `tests/conftest.py`): its own database, never a developer's db 0."""
+REDIS_HOST = urlsplit(REDIS_URL).hostname or "127.0.0.1"
+REDIS_PORT = urlsplit(REDIS_URL).port or 6379
+REDIS_DB = int(urlsplit(REDIS_URL).path.lstrip("/") or 0)
 
 
 async def drop_prefix(client: aioredis.Redis, prefix: str) -> None:
@@ -121,7 +125,7 @@ class Backend:
     def make(self) -> StorageBase:
         if self.name == "sqlite":
             return SQLiteStorage(self.path)
-        return RedisStorage(host=REDIS_HOST, port=REDIS_PORT, key_prefix=self.prefix)
+        return RedisStorage(host=REDIS_HOST, port=REDIS_PORT, db=REDIS_DB, key_prefix=self.prefix)
 
     async def raw(self) -> object:
         """Everything stored, as the backend holds it (rows or keys)."""

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import pytest
 import redis.asyncio as aioredis
 from redis.asyncio.connection import AbstractConnection
-from storage_helpers import REDIS_HOST, REDIS_PORT, Backend, sqlite_path
+from storage_helpers import REDIS_DB, REDIS_HOST, REDIS_PORT, Backend, sqlite_path
 
 from tether.app.storage import RedisStorage, SessionDelta, SessionKey, SQLiteStorage, StorageBase
 from tether.errors import SessionConflictError
@@ -122,7 +122,9 @@ async def test_sqlite_write_waits_for_another_process_lock(tmp_path: Path) -> No
 async def test_redis_cancelled_mid_save_is_old_or_new(
     redis_prefix: str, monkeypatch: pytest.MonkeyPatch, when: str
 ) -> None:
-    async with RedisStorage(host=REDIS_HOST, port=REDIS_PORT, key_prefix=redis_prefix) as storage:
+    async with RedisStorage(
+        host=REDIS_HOST, port=REDIS_PORT, db=REDIS_DB, key_prefix=redis_prefix
+    ) as storage:
         state = (await storage.upsert_session(U, A, S, state=rich_state(3))).state
         state.add_message(UserMsg("user", "warm-up"))  # the server now knows the script
         await storage.update_session_state(U, A, S, state)
@@ -204,10 +206,10 @@ async def test_many_sessions_at_once_on_one_storage(backend: Backend) -> None:
 
 
 async def test_redis_connections_stay_within_max_connections(redis_prefix: str) -> None:
-    client = aioredis.Redis(host=REDIS_HOST, port=REDIS_PORT)
+    client = aioredis.Redis(host=REDIS_HOST, port=REDIS_PORT, db=REDIS_DB)
     peak = 0
     async with RedisStorage(
-        host=REDIS_HOST, port=REDIS_PORT, key_prefix=redis_prefix, max_connections=8
+        host=REDIS_HOST, port=REDIS_PORT, db=REDIS_DB, key_prefix=redis_prefix, max_connections=8
     ) as storage:
 
         async def one(i: int) -> None:
@@ -250,8 +252,12 @@ async def test_a_retried_save_writes_one_consistent_snapshot(backend: Backend) -
 
 async def test_redis_list_never_drops_a_session_created_meanwhile(redis_prefix: str) -> None:
     async with (
-        RedisStorage(host=REDIS_HOST, port=REDIS_PORT, key_prefix=redis_prefix) as storage,
-        RedisStorage(host=REDIS_HOST, port=REDIS_PORT, key_prefix=redis_prefix) as other,
+        RedisStorage(
+            host=REDIS_HOST, port=REDIS_PORT, db=REDIS_DB, key_prefix=redis_prefix
+        ) as storage,
+        RedisStorage(
+            host=REDIS_HOST, port=REDIS_PORT, db=REDIS_DB, key_prefix=redis_prefix
+        ) as other,
     ):
         await storage.upsert_session(U, A, S)
         await storage.upsert_session(U, A, "kept")

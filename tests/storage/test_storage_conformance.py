@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from storage_helpers import REDIS_HOST, REDIS_PORT, sqlite_path
+from storage_helpers import REDIS_DB, REDIS_HOST, REDIS_PORT, sqlite_path
 
 from tether.app.storage import RedisStorage, SQLiteStorage, StorageBase
 from tether.testing.storage_conformance import StorageConformance, StorageFactory
@@ -20,6 +20,6 @@ class TestStorageConformance(StorageConformance):
         prefix = request.getfixturevalue("redis_prefix")
 
         def make() -> StorageBase:
-            return RedisStorage(host=REDIS_HOST, port=REDIS_PORT, key_prefix=prefix)
+            return RedisStorage(host=REDIS_HOST, port=REDIS_PORT, db=REDIS_DB, key_prefix=prefix)
 
         return make

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 import redis.asyncio as aioredis
-from storage_helpers import REDIS_HOST, REDIS_PORT, RedisServer
+from storage_helpers import REDIS_DB, REDIS_HOST, REDIS_PORT, RedisServer
 
 from tether.app.storage import RedisStorage, SessionDelta, SQLiteStorage, StorageBase
 from tether.message import AssistantMsg, TextBlock, UserMsg
@@ -46,7 +46,7 @@ async def one_reply(storage: StorageBase, state: AgentState) -> None:
 def make(backend: str, tmp_path: Path, prefix: str) -> StorageBase:
     if backend == "sqlite":
         return SQLiteStorage(tmp_path / "s.db")
-    return RedisStorage(host=REDIS_HOST, port=REDIS_PORT, key_prefix=prefix)
+    return RedisStorage(host=REDIS_HOST, port=REDIS_PORT, db=REDIS_DB, key_prefix=prefix)
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "redis"])

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
-from storage_helpers import REDIS_HOST, REDIS_PORT, Backend, redis_keys
+from storage_helpers import REDIS_DB, REDIS_HOST, REDIS_PORT, Backend, redis_keys
 
 from tether.app.storage import RedisStorage, SessionKey, SQLiteStorage, StorageBase
 from tether.errors import (
@@ -174,7 +174,9 @@ async def test_a_save_over_a_corrupted_message_repairs_it(backend: Backend) -> N
         with sqlite3.connect(backend.path, isolation_level=None) as db:
             db.execute("UPDATE tether_messages SET body = '{' WHERE seq = 0")
     else:
-        storage = RedisStorage(key_prefix=backend.prefix)
+        storage = RedisStorage(
+            host=REDIS_HOST, port=REDIS_PORT, db=REDIS_DB, key_prefix=backend.prefix
+        )
         await backend.client.lset(storage.keys_of(SessionKey(U, A, S))[1], 0, b"{")
         await storage.close()
     async with backend.make() as storage:
@@ -311,8 +313,10 @@ async def test_a_port_that_is_not_redis_is_unavailable_not_a_crash(
 
 @pytest.mark.parametrize("how", ["upsert", "upsert-existing", "delete", "list"])
 async def test_a_wrong_type_user_index_fails_before_any_write(redis_prefix: str, how: str) -> None:
-    client = aioredis.Redis(host=REDIS_HOST, port=REDIS_PORT)
-    async with RedisStorage(host=REDIS_HOST, port=REDIS_PORT, key_prefix=redis_prefix) as st:
+    client = aioredis.Redis(host=REDIS_HOST, port=REDIS_PORT, db=REDIS_DB)
+    async with RedisStorage(
+        host=REDIS_HOST, port=REDIS_PORT, db=REDIS_DB, key_prefix=redis_prefix
+    ) as st:
         await st.upsert_session(U, A, "existing", state=rich_state(2))
         index = st.keys_of(SessionKey(U, A, S))[2]
         await client.delete(index)

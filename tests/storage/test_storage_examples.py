@@ -9,12 +9,16 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest_asyncio
+from storage_helpers import REDIS_DB as REDIS_DB_NUMBER
+from storage_helpers import REDIS_HOST, REDIS_PORT
 
 from tether.app.storage import RedisStorage, SQLiteStorage
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "agentscope_compat"
 IDS = ("user_123", "agent_456", "session_789")  # the seed's ids
-REDIS_DB = "13"  # the suite's own database: a developer's sessions in db 0 stay untouched
+REDIS_DB = str(
+    REDIS_DB_NUMBER
+)  # the suite's own database: a developer's sessions in db 0 stay untouched
 
 
 def run(example: str, cwd: Path) -> list[str]:
@@ -35,7 +39,7 @@ def run(example: str, cwd: Path) -> list[str]:
 @pytest_asyncio.fixture
 async def seed_redis_session() -> AsyncIterator[None]:
     """The sample writes the seed's ids under the default prefix: clear them around the test."""
-    async with RedisStorage(host="127.0.0.1", port=6379, db=int(REDIS_DB)) as storage:
+    async with RedisStorage(host=REDIS_HOST, port=REDIS_PORT, db=int(REDIS_DB)) as storage:
         await storage.delete_session(*IDS)
         yield
         await storage.delete_session(*IDS)
@@ -46,7 +50,7 @@ async def test_the_redis_sample_creates_then_continues_a_session(
 ) -> None:
     assert run("seed_redis.py", tmp_path) == ["Continuing the previous task.", "saved 2 messages"]
     assert run("seed_redis.py", tmp_path) == ["Continuing the previous task.", "saved 4 messages"]
-    async with RedisStorage(host="localhost", port=6379, db=int(REDIS_DB)) as storage:
+    async with RedisStorage(host=REDIS_HOST, port=REDIS_PORT, db=int(REDIS_DB)) as storage:
         record = await storage.get_session(*IDS)
     assert record is not None and record.version == 2
     assert [m.role for m in record.state.context] == ["user", "assistant"] * 2

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import redis.asyncio as aioredis
-from storage_helpers import REDIS_HOST, REDIS_PORT, free_port
+from storage_helpers import REDIS_DB, REDIS_HOST, REDIS_PORT, free_port
 
 from tether.app.storage import RedisStorage, SessionKey
 from tether.errors import (
@@ -35,14 +35,16 @@ async def version_of(client: aioredis.Redis, head: str) -> int:
 
 @pytest_asyncio.fixture
 async def client() -> AsyncIterator[aioredis.Redis]:
-    conn = aioredis.Redis(host=REDIS_HOST, port=REDIS_PORT)
+    conn = aioredis.Redis(host=REDIS_HOST, port=REDIS_PORT, db=REDIS_DB)
     yield conn
     await conn.aclose()
 
 
 @pytest_asyncio.fixture
 async def storage(redis_prefix: str) -> AsyncIterator[RedisStorage]:
-    async with RedisStorage(host=REDIS_HOST, port=REDIS_PORT, key_prefix=redis_prefix) as opened:
+    async with RedisStorage(
+        host=REDIS_HOST, port=REDIS_PORT, db=REDIS_DB, key_prefix=redis_prefix
+    ) as opened:
         yield opened
 
 
@@ -65,7 +67,9 @@ async def test_keys_hold_all_three_ids(
 async def test_ttl_is_set_and_refreshed_by_writes(
     redis_prefix: str, client: aioredis.Redis
 ) -> None:
-    async with RedisStorage(port=REDIS_PORT, key_prefix=redis_prefix, ttl=1000) as storage:
+    async with RedisStorage(
+        port=REDIS_PORT, db=REDIS_DB, key_prefix=redis_prefix, ttl=1000
+    ) as storage:
         state = (await storage.upsert_session(U, A, S, state=rich_state(2))).state
         head, msgs, index = storage.keys_of(SessionKey(U, A, S))
         for key in (head, msgs, index):

@@ -7,7 +7,7 @@ import base64
 import threading
 
 import redis.asyncio as aioredis
-from storage_helpers import REDIS_HOST, REDIS_PORT, Backend, RedisServer, redis_keys
+from storage_helpers import REDIS_DB, REDIS_HOST, REDIS_PORT, Backend, RedisServer, redis_keys
 
 from tether.agent import Agent
 from tether.app.storage import RedisStorage
@@ -163,7 +163,7 @@ async def test_redis_close_releases_every_connection(redis_server: RedisServer) 
 
 
 async def test_redis_prefixes_isolate_apps_and_spare_foreign_keys(redis_prefix: str) -> None:
-    client = aioredis.Redis(host=REDIS_HOST, port=REDIS_PORT)
+    client = aioredis.Redis(host=REDIS_HOST, port=REDIS_PORT, db=REDIS_DB)
     foreign = {
         f"{redis_prefix}:other-app:{{{U}}}:sessions": "a string where an index could be",
         f"{redis_prefix}:app:{{user-%C3%BC}}:agent%2F1": "not a session, under app 1's prefix",
@@ -171,8 +171,12 @@ async def test_redis_prefixes_isolate_apps_and_spare_foreign_keys(redis_prefix: 
     }
     for key, value in foreign.items():
         await client.set(key, value)
-    app1 = RedisStorage(host=REDIS_HOST, port=REDIS_PORT, key_prefix=f"{redis_prefix}:app")
-    app2 = RedisStorage(host=REDIS_HOST, port=REDIS_PORT, key_prefix=f"{redis_prefix}:app-2")
+    app1 = RedisStorage(
+        host=REDIS_HOST, port=REDIS_PORT, db=REDIS_DB, key_prefix=f"{redis_prefix}:app"
+    )
+    app2 = RedisStorage(
+        host=REDIS_HOST, port=REDIS_PORT, db=REDIS_DB, key_prefix=f"{redis_prefix}:app-2"
+    )
     async with app1, app2:
         one = (await app1.upsert_session(U, A, S, state=AgentState(summary="one"))).state
         await app2.upsert_session(U, A, S, state=AgentState(summary="two"))

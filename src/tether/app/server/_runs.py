@@ -90,6 +90,10 @@ class _Run:
     lost: BaseException | None = None
     saving: bool = False
     ending: bool = False
+    renewed: bool = True
+    """A renewal of the lease started since the last save point (taking it counts)."""
+    waking: bool = False
+    """A look at the queue is scheduled (`Runs._wake_writer`)."""
 
 
 class Runs:
@@ -301,17 +305,26 @@ class Runs:
         """Queue the event; one writer task appends what queued up in one step.
 
         Events a reply emits without awaiting in between (a model step's blocks) are
-        written together; nobody reads an event before its append committed.
+        written together; nobody reads an event before its append committed. The writer
+        starts on the loop's next turn, unless the reply reached a save point first (whose
+        flush wrote the events already, with no task and no wait).
         """
         run.pending.append(_item(event))
         run.logged += 1
-        if run.writer is None or run.writer.done():
+        if not run.waking:
+            run.waking = True
+            asyncio.get_running_loop().call_soon(self._wake_writer, run)
+
+    def _wake_writer(self, run: _Run) -> None:
+        run.waking = False
+        if run.pending and run.lost is None and (run.writer is None or run.writer.done()):
             run.writer = asyncio.create_task(self._write(run))
 
     async def _write(self, run: _Run, *, renew: bool = False) -> None:
         """Append the queued events, renewing the lease in the same step (one round trip)."""
         while (run.pending or renew) and run.lost is None:
             batch, run.pending, renew = run.pending, [], False
+            run.renewed = True
             try:
                 if await self.events.renew(run.lease, self.lease_ttl, batch):
                     self._stop(run)  # an interrupt asked on another worker
@@ -323,24 +336,27 @@ class Runs:
     async def _flush(self, run: _Run, *, renew: bool = False) -> None:
         """Wait until every queued event is appended (or raise why it cannot be).
 
-        With `renew`, the lease is renewed (and checked) after that in any case, with the
-        last queued events if there are any.
+        With `renew`, the lease is also renewed (and checked) unless a renewal started
+        since the last save point: with the last queued events if there are any, else on
+        its own. The write runs here, not in a task: the caller waits for it anyway.
         """
         while run.writer is not None and not run.writer.done():
             await asyncio.shield(run.writer)
+        renew = renew and not run.renewed
         if (run.pending or renew) and run.lost is None:
-            run.writer = asyncio.create_task(self._write(run, renew=renew))
-            await run.writer
+            await self._write(run, renew=renew)
         if run.lost is not None:
             raise run.lost
 
     def _checkpoint(self, run: _Run) -> Checkpoint:
         """The storage's save-point callable, fenced by the lease.
 
-        Before each save: every queued event is appended and the lease is renewed, in one
-        step (a worker whose lease was taken over stops here, before its next side
-        effect); the save itself is fenced with the lease's token, so it is refused too if
-        a newer holder fenced the session. A reply asked to stop stops here, with the state
+        Before each save: every queued event is appended, and the lease is renewed with
+        them, or on its own if no renewal started since the last save point (a worker
+        whose lease was taken over stops there, before its next side effect; an interrupt
+        asked on another worker is seen there); not at the save point that ends or pauses
+        the reply. The save itself is fenced with the lease's token, so it is refused too
+        if a newer holder fenced the session. A reply asked to stop stops here, with the state
         of its last save point. On a worker that is shutting down, the reply stops right
         after this save.
         """
@@ -351,7 +367,10 @@ class Runs:
                 raise _Interrupted  # stop here: the state rolls back to the last save
             run.saving = True  # an interrupt waits for the save, so the version stays known
             try:
-                await self._flush(run, renew=True)
+                # The save point that ends or pauses the reply needs no renewal: its last
+                # events wait for the release, which checks the lease as it logs them.
+                await self._flush(run, renew=not run.tail)
+                run.renewed = False  # the next save point renews again if nothing did
                 await save(state)
             finally:
                 run.saving = False

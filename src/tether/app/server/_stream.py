@@ -48,9 +48,10 @@ async def follow(
         if token is None and ended:
             return
         # Look at the lease when first caught up and after every quiet wait (a worker that
-        # died logs nothing more). It is released in the same step as the end marker is
-        # written: with no lease, every entry of the run is in the log; read once more.
-        if look and await events.active(key) is None:
+        # died logs nothing more; a run this process holds is alive, no need to ask). It is
+        # released in the same step as the end marker is written: with no lease, every
+        # entry of the run is in the log; read once more.
+        if look and not events.holds(key) and await events.active(key) is None:
             if not await events.read(key, cursor, 1):
                 return
             continue

@@ -122,7 +122,10 @@ def _plan_trusted(old: list[bytes], context: list[Msg]) -> DeltaPlan:
     while kept < limit and array.startswith(old[kept], pos):
         pos += len(old[kept]) + 1
         kept += 1
-    tail = [_MSG.dump_json(msg, warnings=False) for msg in context[kept:]]
+    if len(context) - kept == 1:  # the usual save: only the last message is new or changed
+        tail = [array[pos:-1]]  # its body is the rest of the array (the same serialiser)
+    else:
+        tail = [_MSG.dump_json(msg, warnings=False) for msg in context[kept:]]
     changed = tuple(
         (i, body) for i, body in enumerate(tail[: limit - kept], start=kept) if body != old[i]
     )

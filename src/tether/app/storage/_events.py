@@ -15,6 +15,7 @@ by user and session id only).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import TracebackType
@@ -22,7 +23,16 @@ from typing import Self
 
 from tether.errors import ReplyInProgressError
 
-__all__ = ["ActiveRun", "EventLogBase", "Lease", "LogEntry", "LogItem", "LogKey", "busy"]
+__all__ = [
+    "ActiveRun",
+    "EventLogBase",
+    "Lease",
+    "LogEntry",
+    "LogItem",
+    "LogKey",
+    "RecentEntries",
+    "busy",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +88,48 @@ class LogEntry:
     def is_end(self) -> bool:
         """Whether this entry marks the end of a run (never sent to clients)."""
         return self.type == ""
+
+
+class RecentEntries:
+    """The entries a process appended per session under its lease, for local reads.
+
+    While a process holds a session's lease it is the log's only writer, so what it
+    appended since it took the lease is the log's tail: a read after a number in that
+    range needs no round trip to the backend. Kept contiguous, for the most recent
+    `sessions` sessions, `entries` per session at most.
+    """
+
+    def __init__(self, sessions: int = 1024, entries: int = 4096) -> None:
+        self._by_key: OrderedDict[LogKey, list[LogEntry]] = OrderedDict()
+        self._sessions = sessions
+        self._entries = entries
+
+    def remember(self, key: LogKey, last: int, items: Sequence[LogItem]) -> None:
+        """Keep the entries just appended (numbered up to `last`)."""
+        if not items:
+            return
+        first = last - len(items) + 1
+        entries = [LogEntry(first + i, it.type, it.data) for i, it in enumerate(items)]
+        kept = self._by_key.get(key)
+        if kept and kept[-1].seq + 1 == first and len(kept) + len(entries) <= self._entries:
+            kept.extend(entries)
+        else:
+            self._by_key[key] = entries
+        self._by_key.move_to_end(key)
+        while len(self._by_key) > self._sessions:
+            self._by_key.popitem(last=False)
+
+    def read(self, key: LogKey, after: int, limit: int) -> list[LogEntry] | None:
+        """The kept entries above `after` (at most `limit`); None if they are not all here."""
+        kept = self._by_key.get(key)
+        if not kept or not kept[0].seq <= after + 1 <= kept[-1].seq + 1:
+            return None
+        start = after + 1 - kept[0].seq
+        return kept[start : start + limit]
+
+    def forget(self, key: LogKey) -> None:
+        """Drop the session's entries (a new lease starts a new range)."""
+        self._by_key.pop(key, None)
 
 
 def busy(reply_id: str) -> ReplyInProgressError:
@@ -162,6 +214,14 @@ class EventLogBase(ABC):
     @abstractmethod
     async def active(self, key: LogKey) -> ActiveRun | None:
         """The run holding an unexpired lease, if any."""
+
+    def holds(self, key: LogKey) -> bool:
+        """Whether this very log object holds the session's lease (no round trip).
+
+        True only between its `acquire` and its `release`; a lease taken over by another
+        worker may still count until this holder's next write fails.
+        """
+        return False
 
     @abstractmethod
     async def request_interrupt(self, key: LogKey) -> ActiveRun | None:

@@ -8,7 +8,6 @@ reply id, interrupt flag; expires), `log` (a stream whose entry ids are `<seq>-1
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -20,6 +19,7 @@ from tether.app.storage._events import (
     LogEntry,
     LogItem,
     LogKey,
+    RecentEntries,
     busy,
 )
 from tether.errors import LeaseLostError, MissingDependencyError, StorageUnavailableError
@@ -28,9 +28,6 @@ if TYPE_CHECKING:
     from redis.asyncio import Redis
 
 __all__ = ["RedisEventLog"]
-
-_RECENT_SESSIONS = 1024  # sessions whose recent entries are kept for local reads
-_RECENT_ENTRIES = 4096  # entries kept per session at most
 
 _CHECK = """
 if redis.call('HGET', KEYS[2], 'token') ~= ARGV[1] then return redis.error_reply('LEASE') end
@@ -117,7 +114,7 @@ class RedisEventLog(EventLogBase):
         self._held: dict[LogKey, int] = {}  # leases this process holds: key -> token
         # The entries this process appended per session under its lease, contiguous: reads
         # of a run this process holds need no round trip to Redis.
-        self._recent: OrderedDict[LogKey, list[LogEntry]] = OrderedDict()
+        self._recent = RecentEntries()
         self._scripts = {
             name: self._client.register_script(src)
             for name, src in (
@@ -197,23 +194,8 @@ class RedisEventLog(EventLogBase):
             raise busy(str(got[1]))
         lease = Lease(key=key, token=int(got[1]), start_seq=int(got[2]))
         self._held[key] = lease.token
-        self._recent.pop(key, None)
+        self._recent.forget(key)
         return lease
-
-    def _remember(self, key: LogKey, last: int, items: Sequence[LogItem]) -> None:
-        """Keep the entries just appended (numbered up to `last`) for local reads."""
-        if not items:
-            return
-        first = last - len(items) + 1
-        entries = [LogEntry(first + i, it.type, it.data) for i, it in enumerate(items)]
-        kept = self._recent.get(key)
-        if kept and kept[-1].seq + 1 == first and len(kept) + len(entries) <= _RECENT_ENTRIES:
-            kept.extend(entries)
-        else:
-            self._recent[key] = entries
-        self._recent.move_to_end(key)
-        while len(self._recent) > _RECENT_SESSIONS:
-            self._recent.popitem(last=False)
 
     def _signal(self, key: LogKey, seq: int | None) -> None:
         """Wake this process's followers of the session (they need no blocking read)."""
@@ -228,14 +210,14 @@ class RedisEventLog(EventLogBase):
         keys = self.keys(lease.key)
         got = await self._call("renew", keys, lease.token, _ms(ttl), *_flat(items))
         if items:
-            self._remember(lease.key, int(got[1]), items)
+            self._recent.remember(lease.key, int(got[1]), items)
             self._signal(lease.key, int(got[1]))
         return str(got[0]) == "1"
 
     async def append(self, lease: Lease, items: Sequence[LogItem]) -> int:
         """Append events if the lease is still ours."""
         seq = int(await self._call("append", self.keys(lease.key), lease.token, "", *_flat(items)))
-        self._remember(lease.key, seq, items)
+        self._recent.remember(lease.key, seq, items)
         self._signal(lease.key, seq)
         return seq
 
@@ -248,12 +230,16 @@ class RedisEventLog(EventLogBase):
         try:
             got = await self._call("release", self.keys(lease.key), lease.token, "", *_flat(logged))
             if int(got[0]) == 1:
-                self._remember(lease.key, int(got[1]), logged)
+                self._recent.remember(lease.key, int(got[1]), logged)
         finally:
             if self._held.get(lease.key) == lease.token:
                 del self._held[lease.key]
             self._last.pop(lease.key, None)
             self._signal(lease.key, None)  # followers here read the tail from Redis
+
+    def holds(self, key: LogKey) -> bool:
+        """Whether this log holds the session's lease (taken here, not released yet)."""
+        return key in self._held
 
     async def active(self, key: LogKey) -> ActiveRun | None:
         """The run holding the lease, if any (an expired lease is gone)."""
@@ -283,12 +269,9 @@ class RedisEventLog(EventLogBase):
         While this process holds the session's lease, it is the log's only writer: what
         it appended since it took the lease is the log's tail, read here without Redis.
         """
-        kept = self._recent.get(key) if key in self._held else None
-        if kept and kept[0].seq <= after + 1 <= kept[-1].seq + 1:
-            if after + 1 > kept[-1].seq:
-                return []  # caught up with the only writer
-            start = after + 1 - kept[0].seq
-            return kept[start : start + limit]
+        local = self._recent.read(key, after, limit) if key in self._held else None
+        if local is not None:
+            return local
         try:
             rows: Any = await self._client.xrange(self.keys(key)[2], f"{after + 1}-0", "+", limit)
         except self._errors as exc:
@@ -314,7 +297,8 @@ class RedisEventLog(EventLogBase):
             if self._last.get(key, 0) > after:
                 return True
             try:
-                await asyncio.wait_for(signal.wait(), min(seconds, self.block))
+                async with asyncio.timeout(min(seconds, self.block)):
+                    await signal.wait()  # (`asyncio.timeout`: no task per wait, as `wait_for`)
                 return True
             except TimeoutError:
                 return False
@@ -327,7 +311,7 @@ class RedisEventLog(EventLogBase):
 
     async def delete(self, key: LogKey) -> None:
         """Remove the log, lease and binding (the counters stay, see `SQLiteEventLog`)."""
-        self._recent.pop(key, None)
+        self._recent.forget(key)
         await self._call("delete", self.keys(key))
 
     async def clear_prefix(self) -> None:

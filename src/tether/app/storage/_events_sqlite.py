@@ -25,6 +25,7 @@ from tether.app.storage._events import (
     LogEntry,
     LogItem,
     LogKey,
+    RecentEntries,
     busy,
 )
 from tether.app.storage._sqlite_file import SQLiteFile
@@ -70,6 +71,9 @@ class SQLiteEventLog(EventLogBase):
         self._signals: dict[LogKey, asyncio.Event] = {}
         self._last: dict[LogKey, int] = {}  # last seq this process wrote, per session
         self._held: dict[LogKey, int] = {}  # leases this process holds: key -> token
+        # What this process appended under the leases it holds: while it holds one it is
+        # the session log's only writer, so reads of its own run need no query.
+        self._recent = RecentEntries()
 
     def __repr__(self) -> str:
         return f"SQLiteEventLog({self.path!r})"
@@ -153,6 +157,7 @@ class SQLiteEventLog(EventLogBase):
         if isinstance(got, str):
             raise busy(got)
         self._held[key] = got.token
+        self._recent.forget(key)
         return got
 
     def _check(self, db: sqlite3.Connection, lease: Lease) -> tuple[int, int]:
@@ -161,25 +166,31 @@ class SQLiteEventLog(EventLogBase):
             _ids(lease.key),
         ).fetchone()
         if row is None or row[0] != lease.token or not row[1]:
-            raise LeaseLostError(
-                f"the lease on session {lease.key.session_id!r} was taken over by another "
-                "worker (or the session was deleted); this run stops without writing"
-            )
+            raise _lost(lease)
         return int(row[2]), int(row[3])
 
     async def renew(self, lease: Lease, ttl: float, items: Sequence[LogItem] = ()) -> bool:
         """Append `items`, extend the lease; whether an interrupt was asked for."""
+        reply_id = items[-1].reply_id if items else None
 
         def run(db: sqlite3.Connection) -> tuple[bool, int]:
-            last, interrupt = self._check(db, lease)
-            db.execute(
-                f"UPDATE tether_event_heads SET expires = ? WHERE {_HEAD}",
-                (time.time() + ttl, *_ids(lease.key)),
-            )
-            return bool(interrupt), self._write(db, lease, last, items)
+            # The check, the expiry, the new last number and the reply in one statement.
+            row = db.execute(
+                "UPDATE tether_event_heads SET expires = ?, last_seq = last_seq + ?,"
+                f" reply_id = coalesce(?, reply_id) WHERE {_HEAD} AND token = ? AND holder = 1"
+                " RETURNING last_seq, interrupt",
+                (time.time() + ttl, len(items), reply_id, *_ids(lease.key), lease.token),
+            ).fetchone()
+            if row is None:
+                raise _lost(lease)
+            seq = int(row[0])
+            if items:
+                _insert(db, lease.key, seq - len(items), items)
+            return bool(row[1]), seq
 
         interrupt, seq = await self._call(run)
         if items:
+            self._recent.remember(lease.key, seq, items)
             self._signal(lease.key, seq)
         return interrupt
 
@@ -191,19 +202,15 @@ class SQLiteEventLog(EventLogBase):
             return self._write(db, lease, last, items)
 
         seq = await self._call(run)
+        self._recent.remember(lease.key, seq, items)
         self._signal(lease.key, seq)
         return seq
 
     def _write(
         self, db: sqlite3.Connection, lease: Lease, last: int, items: Sequence[LogItem]
     ) -> int:
-        rows = [(*_ids(lease.key), last + i, it.type, it.data) for i, it in enumerate(items, 1)]
-        db.executemany(
-            "INSERT INTO tether_events (user_id, session_id, seq, type, data)"
-            " VALUES (?, ?, ?, ?, ?)",
-            rows,
-        )
-        seq = last + len(rows)
+        _insert(db, lease.key, last, items)
+        seq = last + len(items)
         if items:
             db.execute(
                 f"UPDATE tether_event_heads SET last_seq = ?, reply_id = ? WHERE {_HEAD}",
@@ -216,13 +223,14 @@ class SQLiteEventLog(EventLogBase):
     ) -> None:
         """Log `items` and the end marker, give the lease back (no-op if taken over)."""
         end = [LogItem("", "", str(lease.token))] if mark_end else []
+        logged = [*items, *end]
 
         def run(db: sqlite3.Connection) -> int | None:
             try:
                 last, _ = self._check(db, lease)
             except LeaseLostError:
                 return None
-            last = self._write(db, lease, last, [*items, *end])
+            last = self._write(db, lease, last, logged)
             db.execute(
                 "UPDATE tether_event_heads SET holder = 0, expires = 0, interrupt = 0"
                 f" WHERE {_HEAD}",
@@ -231,10 +239,17 @@ class SQLiteEventLog(EventLogBase):
             return last
 
         try:
-            self._signal(lease.key, await self._call(run))
+            last = await self._call(run)
+            if last is not None:
+                self._recent.remember(lease.key, last, logged)
+            self._signal(lease.key, last)
         finally:
             if self._held.get(lease.key) == lease.token:
                 del self._held[lease.key]
+
+    def holds(self, key: LogKey) -> bool:
+        """Whether this log holds the session's lease (taken here, not released yet)."""
+        return key in self._held
 
     async def active(self, key: LogKey) -> ActiveRun | None:
         """The run holding an unexpired lease, if any."""
@@ -263,7 +278,10 @@ class SQLiteEventLog(EventLogBase):
         return run
 
     async def read(self, key: LogKey, after: int, limit: int = 500) -> list[LogEntry]:
-        """Entries above `after`, in order."""
+        """Entries above `after`, in order (of a run this process holds: from memory)."""
+        local = self._recent.read(key, after, limit) if key in self._held else None
+        if local is not None:
+            return local
 
         def run(db: sqlite3.Connection) -> list[LogEntry]:
             rows = db.execute(
@@ -293,7 +311,8 @@ class SQLiteEventLog(EventLogBase):
             # A run of this process signals its appends; only another process's run is polled.
             local = key in self._held
             try:
-                await asyncio.wait_for(signal.wait(), left if local else min(left, _POLL))
+                async with asyncio.timeout(left if local else min(left, _POLL)):
+                    await signal.wait()  # (`asyncio.timeout`: no task per wait, as `wait_for`)
                 return True
             except TimeoutError:
                 if not local and await self.last_seq(key) > after:
@@ -315,11 +334,27 @@ class SQLiteEventLog(EventLogBase):
             )
 
         await self._call(run)
+        self._recent.forget(key)
         self._signal(key)
 
     async def ping(self) -> None:
         """Raise `StorageUnavailableError` unless the file answers."""
         await self._call(partial(_head, key=LogKey("", ""), cols="last_seq"), write=False)
+
+
+def _insert(db: sqlite3.Connection, key: LogKey, last: int, items: Sequence[LogItem]) -> None:
+    """Insert `items` numbered from `last + 1`."""
+    db.executemany(
+        "INSERT INTO tether_events (user_id, session_id, seq, type, data) VALUES (?, ?, ?, ?, ?)",
+        [(*_ids(key), last + i, it.type, it.data) for i, it in enumerate(items, 1)],
+    )
+
+
+def _lost(lease: Lease) -> LeaseLostError:
+    return LeaseLostError(
+        f"the lease on session {lease.key.session_id!r} was taken over by another "
+        "worker (or the session was deleted); this run stops without writing"
+    )
 
 
 def _ids(key: LogKey) -> tuple[str, str]:
