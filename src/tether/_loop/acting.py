@@ -22,7 +22,7 @@ from tether._loop.run import Run
 from tether.event import AgentEvent, EventType, ToolResultEndEvent, ToolResultStartEvent
 from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState
 from tether.middleware import ActingCall, PermissionCall, chain_iterator
-from tether.middleware._chain import close_stream, has_hook
+from tether.middleware._chain import close_stream, has_hook, has_rewriting_hook
 from tether.permission import PermissionBehavior
 from tether.permission._tool_check import decide_with_hooks, record_decision
 from tether.tool import (
@@ -215,6 +215,14 @@ def _events(
     acting = ActingCall(
         agent=run.agent, state=run.state, reply_id=run.reply_id, tool_call=call, tool=tool
     )
+    if not has_rewriting_hook(run.agent.middlewares, "on_acting"):
+        # Hooks that only watch: the result event that reaches the loop is the tool's own.
+        return chain_iterator(
+            run.agent.middlewares,
+            "on_acting",
+            acting,
+            lambda c: run_tool(tool, call, context, args, announce=announce),
+        )
     return chain_iterator(
         run.agent.middlewares,
         "on_acting",

@@ -73,8 +73,8 @@ def _item(value: Any) -> Any:
     kind = type(value)
     if kind is list:
         return [_item(v) for v in value] if value else []
-    if kind is dict:
-        return copy.deepcopy(value) if value else {}
+    if kind is dict:  # JSON-like data (metadata): copied level by level, no deepcopy memo
+        return {k: _item(v) for k, v in value.items()} if value else {}
     if isinstance(value, _ATOMS):  # str-based enums included
         return value
     if isinstance(value, BaseModel):

@@ -40,6 +40,13 @@ class MiddlewareBase:
     tool results, pauses, retries, compression, plugin events), so `reply()` skips the
     others; `reply_stream()` builds every event regardless."""
 
+    passes_through: ClassVar[bool] = False
+    """True: the iterator hooks pass `call` on unchanged, yield exactly what
+    `call_next(call)` yields (nothing added, dropped or changed) and close that stream
+    when they end early. The chain then nests them directly (no closing layer), and a
+    tool call's result event is known to be the tool's own (the loop does not record
+    it separately). An observer such as `TracingMiddleware` is one."""
+
     @property
     def is_active(self) -> bool:
         """False skips every hook of this middleware for now (asked at each call).
@@ -56,7 +63,9 @@ class MiddlewareBase:
             yield event
 
     async def on_reasoning(
-        self, call: ReasoningCall, call_next: Callable[[ReasoningCall], AsyncIterator[Any]]
+        self,
+        call: ReasoningCall,
+        call_next: Callable[[ReasoningCall], AsyncIterator[Any]],
     ) -> AsyncIterator[Any]:
         """Wrap one reasoning step; yields `AgentEvent`s."""
         async for event in call_next(call):
@@ -77,7 +86,9 @@ class MiddlewareBase:
             yield event
 
     async def on_check_permission(
-        self, call: PermissionCall, call_next: Callable[[PermissionCall], Awaitable[Any]]
+        self,
+        call: PermissionCall,
+        call_next: Callable[[PermissionCall], Awaitable[Any]],
     ) -> Any:
         """Wrap one permission check; returns a `PermissionDecision`."""
         return await call_next(call)

@@ -21,6 +21,7 @@ __all__ = [
     "close_stream",
     "contract_error",
     "has_hook",
+    "has_rewriting_hook",
     "overrides",
     "overrides_any",
     "own_hooks",
@@ -58,7 +59,8 @@ def overrides(middleware: MiddlewareBase, hook: str) -> bool:
     A middleware that implements none of the hooks costs a dictionary lookup per hook:
     its `is_active` is not even asked.
     """
-    return hook in own_hooks(type(middleware)) and middleware.is_active
+    hooks = _OWN_HOOKS.get(type(middleware)) or own_hooks(type(middleware))
+    return hook in hooks and middleware.is_active
 
 
 async def close_stream(stream: AsyncIterator[Any]) -> None:
@@ -73,8 +75,20 @@ def has_hook(middlewares: Sequence[MiddlewareBase], hook: str) -> bool:
 
     Without one, the caller skips the hook's call record and chain altogether.
     """
+    for mw in middlewares:  # (own_hooks inlined: this is asked ~20 times a reply)
+        if hook in (_OWN_HOOKS.get(type(mw)) or own_hooks(type(mw))) and mw.is_active:
+            return True
+    return False
+
+
+def has_rewriting_hook(middlewares: Sequence[MiddlewareBase], hook: str) -> bool:
+    """Whether any active middleware implementing `hook` may change what passes it."""
     for mw in middlewares:
-        if hook in own_hooks(type(mw)) and mw.is_active:
+        if (
+            not mw.passes_through
+            and hook in (_OWN_HOOKS.get(type(mw)) or own_hooks(type(mw)))
+            and mw.is_active
+        ):
             return True
     return False
 
@@ -93,9 +107,22 @@ def chain_iterator(
     """Run `handler(call)` inside every middleware's iterator `hook`."""
     if not middlewares:
         return handler(call)
-    methods = [getattr(mw, hook) for mw in middlewares if overrides(mw, hook)]
-    if not methods:  # none implements it (or none is active): no layer at all
+    if len(middlewares) == 1:  # the common case, without the lists
+        mw = middlewares[0]
+        if not overrides(mw, hook):
+            return handler(call)
+        if mw.passes_through:
+            return getattr(mw, hook)(call, handler)  # type: ignore[no-any-return]
+        return _layers([getattr(mw, hook)], call, handler)
+    active = [mw for mw in middlewares if overrides(mw, hook)]
+    if not active:  # none implements it (or none is active): no layer at all
         return handler(call)
+    methods = [getattr(mw, hook) for mw in active]
+    if all(mw.passes_through for mw in active):  # each closes its own inner stream
+        current = handler
+        for method in reversed(methods):
+            current = _wrap_iter(method, current)
+        return current(call)
     return _layers(methods, call, handler)
 
 
@@ -106,7 +133,9 @@ async def _layers(
 ) -> AsyncGenerator[Any, None]:
     opened: list[AsyncIterator[Any]] = []  # outermost first
 
-    def tracked(start: Callable[[Any], AsyncIterator[Any]]) -> Callable[[Any], AsyncIterator[Any]]:
+    def tracked(
+        start: Callable[[Any], AsyncIterator[Any]],
+    ) -> Callable[[Any], AsyncIterator[Any]]:
         def open_stream(c: Any) -> AsyncIterator[Any]:
             stream = start(c)
             opened.append(stream)
@@ -142,6 +171,12 @@ def chain_awaitable(
     current = handler
     if not middlewares:
         return current(call)
+    if len(middlewares) == 1:  # the common case, without the closures
+        mw = middlewares[0]
+        if not overrides(mw, hook):
+            return handler(call)
+        method: Callable[[C, Callable[[C], Awaitable[Any]]], Awaitable[Any]] = getattr(mw, hook)
+        return method(call, handler)
     for mw in reversed(middlewares):
         if overrides(mw, hook):
             current = _wrap_await(getattr(mw, hook), current)
