@@ -136,6 +136,13 @@ async def test_an_old_schema_version_goes_through_the_migration_hook(tmp_path: P
             "UPDATE tether_sessions SET head = json_set(json_remove(head, '$.summary'),"
             " '$.schema_version', 0, '$.old_summary', 'from v0') WHERE session_id = 'healthy'"
         )
+        # Bodies as a version before 3 wrote them: each message's full JSON, not the compact form.
+        sid = db.execute("SELECT sid FROM tether_sessions WHERE session_id = 'healthy'").fetchone()
+        for seq, msg in enumerate(saved.context):
+            db.execute(
+                "UPDATE tether_messages SET body = ? WHERE sid = ? AND seq = ?",
+                (msg.model_dump_json().encode(), sid[0], seq),
+            )
 
     def v0_to_v1(obj: dict[str, Any]) -> dict[str, Any]:
         obj["summary"] = obj.pop("old_summary")

@@ -16,14 +16,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from pydantic import ConfigDict, TypeAdapter, ValidationError
+from pydantic import TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError
 
 from tether._json_depth import MAX_JSON_DEPTH, json_depth_exceeds
 from tether.app.storage._record import SessionInfo, SessionKey
 from tether.errors import SessionCorruptedError, SessionInputError, StateError, StateVersionError
 from tether.message import Msg
-from tether.state import SCHEMA_VERSION, AgentState
+from tether.state import SCHEMA_VERSION, AgentState, message_json, remember_message_json
 
 __all__ = [
     "DeltaPlan",
@@ -43,7 +43,6 @@ __all__ = [
 
 logger = logging.getLogger("tether.storage")
 _STATE = TypeAdapter(AgentState)
-_CONTEXT = TypeAdapter(list[Msg], config=ConfigDict(defer_build=True))
 _MSG = TypeAdapter(Msg)
 _NO_CONTEXT = {"context"}
 _UNSAVABLE = (PydanticSerializationError, ValidationError, StateVersionError)
@@ -55,8 +54,11 @@ def dump_head(state: AgentState) -> bytes:
 
 
 def dump_message(msg: Msg) -> bytes:
-    """One message as its stored JSON body (unchecked)."""
-    return _MSG.dump_json(msg, warnings=False)
+    """One message as its stored JSON body, the state's compact form (unchecked).
+
+    An unchanged message gives back the bytes it was last written or loaded as.
+    """
+    return message_json(msg)
 
 
 def encode_head(key: SessionKey, state: AgentState) -> bytes:
@@ -75,7 +77,7 @@ def encode_head(key: SessionKey, state: AgentState) -> bytes:
 def encode_bodies(key: SessionKey, context: list[Msg]) -> tuple[bytes, ...]:
     """One JSON body per message, each checked to load back (else `SessionInputError`)."""
     try:
-        bodies = tuple(_MSG.dump_json(msg, warnings=False) for msg in context)
+        bodies = tuple(message_json(msg) for msg in context)
         for body in bodies:
             _MSG.validate_json(body)
     except _UNSAVABLE as exc:
@@ -116,25 +118,16 @@ def plan_delta(
 
 
 def _plan_trusted(old: list[bytes], context: list[Msg]) -> DeltaPlan:
-    array = _CONTEXT.dump_json(context, warnings=False)
-    limit = min(len(old), len(context))
-    kept, pos = 0, 1
-    while kept < limit and array.startswith(old[kept], pos):
-        pos += len(old[kept]) + 1
-        kept += 1
-    if len(context) - kept == 1:  # the usual save: only the last message is new or changed
-        tail = [array[pos:-1]]  # its body is the rest of the array (the same serialiser)
-    else:
-        tail = [_MSG.dump_json(msg, warnings=False) for msg in context[kept:]]
+    bodies = [message_json(msg) for msg in context]  # unchanged ones: their stored bytes
+    limit = min(len(old), len(bodies))
     changed = tuple(
-        (i, body) for i, body in enumerate(tail[: limit - kept], start=kept) if body != old[i]
+        (i, bodies[i]) for i in range(limit) if bodies[i] is not old[i] and bodies[i] != old[i]
     )
-    appended = tuple(tail[max(0, len(old) - kept) :])
-    return DeltaPlan(changed=changed, appended=appended, bodies=old[:kept] + tail)
+    return DeltaPlan(changed=changed, appended=tuple(bodies[len(old) :]), bodies=bodies)
 
 
 def _plan_exact(old: list[bytes], context: list[Msg]) -> DeltaPlan:
-    bodies = [_MSG.dump_json(msg, warnings=False) for msg in context]
+    bodies = [message_json(msg) for msg in context]
     limit = min(len(old), len(bodies))
     changed = tuple((i, bodies[i]) for i in range(limit) if bodies[i] != old[i])
     return DeltaPlan(changed=changed, appended=tuple(bodies[len(old) :]), bodies=bodies)
@@ -163,11 +156,21 @@ def decode_state(key: SessionKey, where: str, head: bytes, bodies: list[bytes]) 
         obj = json.loads(head)
         if not isinstance(obj, dict):
             raise ValueError(f"the head is a JSON {type(obj).__name__}, not an object")
-        obj["context"] = json.loads(b"[" + b",".join(bodies) + b"]")
+        if "context" in obj:
+            raise ValueError("the head holds a context (the messages are stored apart)")
+        inner = head.strip()[1:-1].strip()  # the head's members, then the stored bodies
+        text = b"{" + inner + (b"," if inner else b"") + b'"context":['
+        text += b",".join(bodies) + b"]}"
     except (ValueError, RecursionError) as exc:
         raise _corrupted(key, where, exc) from exc
     try:
-        return AgentState.model_validate(obj)
+        state = AgentState.model_validate_json(text)  # one compiled pass; else the checked one
+        if obj.get("schema_version") == SCHEMA_VERSION:
+            # Bodies of the current form are what the messages dump to until they change;
+            # older ones were migrated on the way in, so they are not remembered.
+            for msg, body in zip(state.context, bodies, strict=True):
+                remember_message_json(msg, body)
+        return state
     except StateVersionError as exc:
         raise StateVersionError(f"session {key} at {where}: {exc}") from exc
     except (ValueError, TypeError, RecursionError, StateError) as exc:  # ValidationError too
