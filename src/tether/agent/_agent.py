@@ -11,11 +11,12 @@ from tether._loop.drive import run_reply, stream_reply
 from tether._loop.reasoning import compress_now
 from tether._loop.reply import observe_messages
 from tether._loop.structured import reply_view
+from tether._schemas import build_schemas
 from tether.agent._config import ModelConfig, ReActConfig
 from tether.agent._validate import check_agent_args
 from tether.context import ContextConfig, Offloader
 from tether.event import AgentEvent, ResumeEvent
-from tether.message import Msg
+from tether.message import AssistantMsg, Msg, SystemMsg, UserMsg
 from tether.middleware import MiddlewareBase
 from tether.model import ChatModelBase
 from tether.state import AgentState, Checkpoint
@@ -27,7 +28,9 @@ __all__ = ["Agent"]
 @cache
 def _defaults() -> tuple[ReActConfig, ModelConfig, ContextConfig]:
     # Built on first use (not at import); frozen, so agents may share them. A toolkit is
-    # mutable (`register`): each agent gets its own.
+    # mutable (`register`): each agent gets its own. The first agent also builds the
+    # message and state schemas, each once (built apart, each would inline the others').
+    build_schemas(UserMsg, AssistantMsg, SystemMsg, AgentState)
     return ReActConfig(), ModelConfig(), ContextConfig()
 
 
