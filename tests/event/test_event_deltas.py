@@ -96,3 +96,15 @@ def test_when_pydantic_builds_differently_the_events_are_validated(
     event = delta_maker(ThinkingBlockDeltaEvent, "r1", "b1")("hm")
     assert type(event) is ThinkingBlockDeltaEvent
     assert (event.reply_id, event.block_id, event.delta) == ("r1", "b1", "hm")
+
+
+@pytest.mark.parametrize("cls", DELTA_CLASSES)
+def test_the_fast_build_is_used_even_after_the_class_was_built(cls: type) -> None:
+    cls(reply_id="r", block_id="b", delta="built")  # pydantic then reuses the class's validator
+    monkey = dict(_deltas._builders)
+    _deltas._builders.pop(cls, None)
+    try:
+        assert _deltas._builder(cls) is _deltas._unchecked[cls]
+    finally:
+        _deltas._builders.clear()
+        _deltas._builders.update(monkey)
