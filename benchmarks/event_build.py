@@ -6,6 +6,9 @@ not. pydantic's `model_construct` works out each default factory's signature per
 and even an event built by hand in Python (`object.__new__`, `__dict__` set, the four
 pydantic slots filled) costs about what pydantic-core's validation costs, because about
 half of an event's price is its id and timestamp, which every way of building it pays.
+`tether.event.delta_maker` (issue 20, second wave) pays neither in full: pydantic-core
+builds the instance from a finished `__dict__`, the id comes from a digit table, and a
+block's timestamp text is made once per millisecond.
 
     python benchmarks/event_build.py
 """
@@ -16,10 +19,11 @@ import timeit
 from collections.abc import Callable
 
 from tether._ids import new_id, now_iso
-from tether.event import TextBlockDeltaEvent, ToolResultEndEvent
+from tether.event import TextBlockDeltaEvent, ToolResultEndEvent, delta_maker
 from tether.message import ToolResultBlock
 
 RESULT = ToolResultBlock(id="c1", name="add", output="3")
+MAKE = delta_maker(TextBlockDeltaEvent, "r", "b")
 _new = object.__new__
 _set = object.__setattr__
 
@@ -70,6 +74,10 @@ def main() -> None:
             lambda: delta(reply_id="r", block_id="b", delta="x", id="i", created_at="t"),
         ),
         ("  built by hand in Python (no pydantic call)", lambda: by_hand("r", "b", "x")),
+        (
+            "delta_maker(TextBlockDeltaEvent, ...)(...) (what the assembler uses)",
+            lambda: MAKE("x"),
+        ),
         (
             "ToolResultEndEvent(...) (validated, block kept as is)",
             lambda: end(reply_id="r", block_id="c1", tool_result=RESULT),

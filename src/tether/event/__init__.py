@@ -1,5 +1,6 @@
 """Events: what an agent streams while it works, and what resumes a paused reply."""
 
+from tether.event._deltas import delta_maker
 from tether.event._events import (
     AgentEvent,
     ConfirmResult,
@@ -72,6 +73,7 @@ __all__ = [
     "ToolResultTextDeltaEvent",
     "UserConfirmResultEvent",
     "UserInterruptEvent",
+    "delta_maker",
     "event_adapter",
     "fold_event",
     "fold_events",

@@ -117,7 +117,8 @@ class EventBase(BaseModel):
     id: str = Field(default_factory=new_id)
     """Event id (SSE clients resume from it)."""
     created_at: str = Field(default_factory=now_iso)
-    """ISO 8601 time the event was made."""
+    """ISO 8601 time the event was made (UTC, microseconds). The delta events of one block
+    made within a millisecond of each other may share the first one's time."""
 
 
 class ReplyStartEvent(EventBase):

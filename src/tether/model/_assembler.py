@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from tether._ids import new_id
 from tether.event import (
@@ -17,6 +17,7 @@ from tether.event import (
     ToolCallDeltaEvent,
     ToolCallEndEvent,
     ToolCallStartEvent,
+    delta_maker,
 )
 from tether.message import (
     ChatUsage,
@@ -59,6 +60,8 @@ class StreamAssembler:
     __slots__ = (
         "_args",
         "_calls",
+        "_make",
+        "_makers",
         "_open",
         "_parts",
         "blocks",
@@ -76,37 +79,44 @@ class StreamAssembler:
         self.stop_reason: StopReason | None = None
         self._open: TextBlock | ThinkingBlock | None = None
         self._parts: list[str] = []  # the open block's text so far
+        self._make: Callable[[str], AgentEvent] | None = None  # the open block's delta events
         self._calls: dict[int, ToolCallBlock] = {}
         self._args: dict[int, list[str]] = {}  # each call's argument pieces so far
+        self._makers: dict[int, Callable[[str], AgentEvent]] = {}  # each call's delta events
 
     def feed(self, delta: ModelDelta) -> Sequence[AgentEvent]:
         """Take one delta; return the events it produced."""
-        if isinstance(delta, TextDelta):
+        if type(delta) is TextDelta:
             text = delta.text
-            if not text:
-                return _NO_EVENTS
-            block = self._open
-            if not isinstance(block, TextBlock):  # the common case skips this
-                events = self._start(TextBlock(id=new_id(), text=""))
-                block = self._open
-                assert block is not None
-            else:
-                events = []
-            self._parts.append(text)
-            if self.emit:
-                events.append(
-                    TextBlockDeltaEvent(reply_id=self.reply_id, block_id=block.id, delta=text)
-                )
-            return events
+            if text and type(self._open) is TextBlock:  # the common case: more of the text
+                self._parts.append(text)
+                make = self._make
+                return _NO_EVENTS if make is None else (make(text),)
+            return self._text(text)
         if isinstance(delta, ThinkingDelta):
             return self._thinking(delta)
         if isinstance(delta, ToolCallDelta):
             return self._tool_call(delta)
+        if isinstance(delta, TextDelta):  # a subclass
+            return self._text(delta.text)
         if isinstance(delta, UsageDelta):
             self.usage = delta.usage
         elif isinstance(delta, StopDelta):
             self.stop_reason = delta.reason
         return _NO_EVENTS
+
+    def _text(self, text: str) -> Sequence[AgentEvent]:
+        if not text:
+            return _NO_EVENTS
+        events: list[AgentEvent] = []
+        block = self._open
+        if type(block) is not TextBlock:
+            block = TextBlock(id=new_id(), text="")
+            events = self._start(block)
+        self._parts.append(text)
+        if self._make is not None:
+            events.append(self._make(text))
+        return events
 
     def _start(self, block: TextBlock | ThinkingBlock) -> list[AgentEvent]:
         """Close the open block and open `block`; return the events of both."""
@@ -114,15 +124,20 @@ class StreamAssembler:
         self.blocks.append(block)
         self._open = block
         if self.emit:
-            start = TextBlockStartEvent if isinstance(block, TextBlock) else ThinkingBlockStartEvent
-            events.append(start(reply_id=self.reply_id, block_id=block.id))
+            if isinstance(block, TextBlock):
+                start: type[AgentEvent] = TextBlockStartEvent
+                self._make = delta_maker(TextBlockDeltaEvent, self.reply_id, block.id)
+            else:
+                start = ThinkingBlockStartEvent
+                self._make = delta_maker(ThinkingBlockDeltaEvent, self.reply_id, block.id)
+            events.append(start(reply_id=self.reply_id, block_id=block.id))  # type: ignore[call-arg]  # both take these
         return events
 
     def _close_open(self) -> list[AgentEvent]:
         block = self._open
         if block is None:
             return []
-        self._open = None
+        self._open = self._make = None
         text = "".join(self._parts)
         self._parts = []
         if isinstance(block, TextBlock):
@@ -168,12 +183,8 @@ class StreamAssembler:
             events = self._start(block)
         if delta.text:
             self._parts.append(delta.text)
-            if self.emit:
-                events.append(
-                    ThinkingBlockDeltaEvent(
-                        reply_id=self.reply_id, block_id=block.id, delta=delta.text
-                    )
-                )
+            if self._make is not None:
+                events.append(self._make(delta.text))
         if delta.signature is not None:
             block.signature = (block.signature or "") + delta.signature
         return events
@@ -191,6 +202,7 @@ class StreamAssembler:
                 events.append(
                     ToolCallStartEvent(reply_id=self.reply_id, block_id=call.id, name=call.name)
                 )
+                self._makers[delta.index] = delta_maker(ToolCallDeltaEvent, self.reply_id, call.id)
         elif delta.name and not call.name:
             call.name = delta.name
         if delta.metadata:
@@ -198,11 +210,7 @@ class StreamAssembler:
         if delta.arguments:
             self._args[delta.index].append(delta.arguments)
             if self.emit:
-                events.append(
-                    ToolCallDeltaEvent(
-                        reply_id=self.reply_id, block_id=call.id, delta=delta.arguments
-                    )
-                )
+                events.append(self._makers[delta.index](delta.arguments))
         return events
 
     def close(self) -> list[AgentEvent]:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Literal
 
 from tether.message import ChatUsage, ContentBlock, Msg
@@ -69,6 +71,14 @@ class TextDelta:
     """More answer text."""
 
     text: str
+
+
+new_text_delta: Callable[[], TextDelta] = partial(object.__new__, TextDelta)
+"""A `TextDelta` without its text yet, for `set_delta_text`: providers make one per streamed
+chunk, and this pair costs half of `TextDelta(text)` (whose frozen `__init__` sets the field
+through `object.__setattr__`). Never hand one out before its text is set."""
+set_delta_text: Callable[[TextDelta, str], None] = TextDelta.__dict__["text"].__set__
+"""Set the text of a `TextDelta` from `new_text_delta`."""
 
 
 @dataclass(frozen=True, slots=True)

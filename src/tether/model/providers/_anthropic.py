@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any, ClassVar
 
 from tether.credential import AnthropicCredential
@@ -15,6 +16,8 @@ from tether.model._types import (
     ThinkingDelta,
     ToolCallDelta,
     UsageDelta,
+    new_text_delta,
+    set_delta_text,
 )
 from tether.model.providers._anthropic_format import (
     format_anthropic_messages,
@@ -91,13 +94,15 @@ class _Usage:
         )
 
 
-def _event_deltas(event: Any, usage: _Usage) -> list[ModelDelta]:
+def _event_deltas(usage: _Usage, event: Any) -> list[ModelDelta]:
     kind = event.type
     if kind == "content_block_delta":
         delta = event.delta
         dtype = delta.type
         if dtype == "text_delta":
-            return [TextDelta(delta.text)]
+            text = new_text_delta()
+            set_delta_text(text, delta.text)
+            return [text]
         if dtype == "input_json_delta":
             return [ToolCallDelta(index=event.index, arguments=delta.partial_json)]
         if dtype == "thinking_delta":
@@ -132,7 +137,7 @@ def _event_deltas(event: Any, usage: _Usage) -> list[ModelDelta]:
     return []
 
 
-def _message_deltas(message: Any, usage: _Usage) -> list[ModelDelta]:
+def _message_deltas(usage: _Usage, message: Any) -> list[ModelDelta]:
     usage.stop = message.stop_reason or "end_turn"
     deltas: list[ModelDelta] = []
     for index, block in enumerate(message.content):
@@ -239,11 +244,10 @@ class AnthropicChatModel(ProviderChatModel[AnthropicCredential]):
         usage = _Usage(names)
         if not self.stream_enabled:
             message = await self.client.messages.create(**params)
-            return Opened([message], lambda m: _message_deltas(m, usage), usage.stopped)
+            return Opened([message], partial(_message_deltas, usage), usage.stopped)
         events = await self.client.messages.create(**params, stream=True)
-        return Opened(
-            events, lambda event: _event_deltas(event, usage), usage.stopped, usage.finish
-        )
+        # A partial, not a lambda: one Python call per event instead of two.
+        return Opened(events, partial(_event_deltas, usage), usage.stopped, usage.finish)
 
     def _map_error(self, error: BaseException) -> ModelError | None:
         anthropic = loaded_sdk("anthropic")

@@ -6,7 +6,15 @@ from collections.abc import Callable
 from typing import Any
 
 from tether.message import ChatUsage
-from tether.model._types import ModelDelta, TextDelta, ThinkingDelta, ToolCallDelta, UsageDelta
+from tether.model._types import (
+    ModelDelta,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    UsageDelta,
+    new_text_delta,
+    set_delta_text,
+)
 from tether.model.providers._base import Opened
 from tether.model.providers._names import ToolNames
 
@@ -65,8 +73,23 @@ class ChatChunkParser:
                 reason = choice.finish_reason
                 if reason is not None and reason != "null":  # DashScope sends the string "null"
                     self.stop = reason
-                if choice.delta is not None:
-                    return self.message(choice.delta)
+                message = choice.delta
+                if message is None:
+                    return []
+                content = message.content
+                fields = message.__dict__
+                if (  # the common chunk, a piece of the answer and nothing else: made here
+                    content
+                    and isinstance(content, str)
+                    and not message.tool_calls
+                    and not fields.get("reasoning_content")
+                    and not fields.get("reasoning")
+                    and not getattr(message, "__pydantic_extra__", None)
+                ):
+                    delta = new_text_delta()
+                    set_delta_text(delta, content)
+                    return [delta]
+                return self.message(message)
         return []
 
     def completion(self, completion: Any) -> list[ModelDelta]:
@@ -114,9 +137,19 @@ class ChatChunkParser:
         """The deltas of a delta (streaming) or a whole message (non-streaming)."""
         content = message.content
         calls = message.tool_calls
-        reasoning = extra(message, "reasoning_content", "reasoning")
+        # `extra(message, "reasoning_content", "reasoning")`, written out: once per chunk
+        fields = message.__dict__
+        reasoning = fields.get("reasoning_content") or fields.get("reasoning")
+        if not reasoning:
+            more = getattr(message, "__pydantic_extra__", None)
+            if more:
+                reasoning = more.get("reasoning_content") or more.get("reasoning")
         if not calls and not reasoning:  # the common chunk: a piece of the answer
-            return [TextDelta(content)] if isinstance(content, str) and content else []
+            if not content or not isinstance(content, str):
+                return []
+            delta = new_text_delta()
+            set_delta_text(delta, content)
+            return [delta]
         deltas: list[ModelDelta] = []
         if isinstance(reasoning, str) and reasoning:
             deltas.append(ThinkingDelta(text=reasoning))

@@ -15,6 +15,8 @@ from tether.model._types import (
     ThinkingDelta,
     ToolCallDelta,
     UsageDelta,
+    new_text_delta,
+    set_delta_text,
 )
 from tether.model.providers._base import Opened, ProviderChatModel
 from tether.model.providers._errors import loaded_sdk, parse_retry_after, status_error
@@ -110,11 +112,16 @@ class _Parser:
             ]
         if part.thought:
             return [ThinkingDelta(text=part.text or "", signature=signature)]
+        text = part.text
+        if signature is None and text:  # the common part: a piece of the answer
+            delta = new_text_delta()
+            set_delta_text(delta, text)
+            return [delta]
         deltas: list[ModelDelta] = []
         if signature is not None:
             deltas.append(ThinkingDelta(signature=signature))
-        if part.text:
-            deltas.append(TextDelta(part.text))
+        if text:
+            deltas.append(TextDelta(text))
         return deltas
 
 

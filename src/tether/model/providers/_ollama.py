@@ -16,6 +16,8 @@ from tether.model._types import (
     ThinkingDelta,
     ToolCallDelta,
     UsageDelta,
+    new_text_delta,
+    set_delta_text,
 )
 from tether.model.providers._base import Opened, ProviderChatModel
 from tether.model.providers._chat_format import format_chat_tools
@@ -115,6 +117,17 @@ class _Parser:
         return self.stop
 
     def parse(self, response: Any) -> list[ModelDelta]:
+        message = response.message
+        if message is None or response.done or message.thinking or message.tool_calls:
+            return self._parse(response)
+        content = message.content  # the common line: a piece of the answer
+        if not content:
+            return []
+        delta = new_text_delta()
+        set_delta_text(delta, content)
+        return [delta]
+
+    def _parse(self, response: Any) -> list[ModelDelta]:
         deltas: list[ModelDelta] = []
         message = response.message
         if message is not None:
