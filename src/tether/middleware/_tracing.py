@@ -503,12 +503,6 @@ class TracingMiddleware(MiddlewareBase):
         reply = context.get(REPLY_KEY)
         tool_call = call.tool_call
         name, call_id = tool_call.name, tool_call.id
-        attributes: dict[str, Any] = {
-            "gen_ai.operation.name": "execute_tool",
-            "gen_ai.tool.name": name,
-            "gen_ai.tool.call.id": call_id,
-            "gen_ai.tool.type": "function",
-        }
         decision: tuple[str, str, bool | None] = _NO_DECISION
         if isinstance(reply, ReplyTrace):
             if not reply.reply_id:
@@ -518,13 +512,7 @@ class TracingMiddleware(MiddlewareBase):
             capture = reply.capture
         else:
             reply, capture = None, self.captures_content
-        behavior, reason, confirmed = decision
-        if behavior:
-            attributes["tether.permission.behavior"] = behavior
-            if reason:
-                attributes["tether.permission.reason"] = reason
-        if confirmed is not None:
-            attributes["tether.permission.confirmed"] = confirmed
+        attributes = tool_attributes(name, call_id, *decision)
         if capture:
             attributes["gen_ai.tool.call.arguments"] = redact(tool_call.input)
         span = self._tracer.start_span(f"execute_tool {name}", context, _INTERNAL, attributes)
@@ -569,7 +557,7 @@ class TracingMiddleware(MiddlewareBase):
                     reply_id=reply.reply_id if reply else call.reply_id,
                     tool=name,
                     tool_call_id=call_id,
-                    decision=behavior or None,
+                    decision=decision[0] or None,
                     outcome=str(result.state) if result is not None else "unfinished",
                 )
 
