@@ -91,6 +91,9 @@ async def _two_sessions(path: Path) -> AgentState:
         "UPDATE tether_sessions SET head = x'7b6e6f74206a736f6e' WHERE session_id = 's'",
         "UPDATE tether_sessions SET head = '[1, 2]' WHERE session_id = 's'",
         "UPDATE tether_sessions SET head = '{\"plugins\": 3}' WHERE session_id = 's'",
+        # the messages are stored apart: a head that carries a context of its own is damaged
+        "UPDATE tether_sessions SET head = json_set(head, '$.context', json('[]'))"
+        " WHERE session_id = 's'",
         "UPDATE tether_sessions SET metadata = 'oops' WHERE session_id = 's'",
         "UPDATE tether_sessions SET created_at = 'yesterday' WHERE session_id = 's'",
         "UPDATE tether_messages SET body = 'garbage' WHERE seq = 0 AND sid = 1",
