@@ -128,9 +128,10 @@ def test_the_package_import_graph_has_no_new_cycle_and_prints() -> None:
 def test_the_cycle_check_sees_a_new_cycle() -> None:
     # The graph as it is, plus one upward edge a careless import would add.
     edges = {k: set(v) for k, v in build().edges.items()}
-    edges["message"].add("permission")
+    assert "message" in edges["event"]  # events carry messages: the edge back closes a cycle
+    edges["message"].add("event")
     found = cycles(edges)
-    assert ["message", "permission"] in found
+    assert ["event", "message"] in found
     assert found != KNOWN_CYCLES
 
 

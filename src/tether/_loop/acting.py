@@ -23,8 +23,8 @@ from tether.event import AgentEvent, EventType, ToolResultEndEvent, ToolResultSt
 from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState
 from tether.middleware import ActingCall, PermissionCall, chain_iterator
 from tether.middleware._chain import close_stream, has_hook, has_rewriting_hook
-from tether.permission import PermissionBehavior
-from tether.permission._tool_check import decide_with_hooks, record_decision
+from tether.permission import PermissionBehavior, PermissionDecision
+from tether.permission._tool_check import decide_with_hooks
 from tether.tool import (
     ArgumentError,
     Emit,
@@ -151,7 +151,7 @@ async def _check(
 
     decision = await decide_with_hooks(run.agent.middlewares, run.state, tool, args, record)
     if call.state is ToolCallState.PENDING:
-        return record_decision(call, tool, decision)
+        return _record_decision(call, tool, decision)
     # Confirmed (perhaps edited), checked again: the user may have edited the call into
     # one a deny rule, a sensitive path or the work dirs forbid (`ls /` → `rm victim.txt`);
     # confirming never overrides a DENY. Any other decision stands confirmed.
@@ -197,6 +197,29 @@ def _context(run: Run, call: ToolCallBlock, tool: ToolBase, emit: Emit | None) -
         session_state=state,
         emit=emit,
     )
+
+
+def _record_decision(
+    call: ToolCallBlock, tool: ToolBase, decision: PermissionDecision
+) -> ToolResultBlock | None:
+    """Record a first check's decision on the call.
+
+    DENY returns the error result the model reads. Otherwise the call's state is set:
+    ASKING (with the suggested rules), SUBMITTED for an external tool, else ALLOWED.
+    """
+    if decision.behavior is PermissionBehavior.DENY:
+        return ToolResultBlock(
+            id=call.id,
+            name=call.name,
+            output=f"Permission denied: {decision.reason}. Do not retry this call as is.",
+            state=ToolResultState.DENIED,
+        )
+    if decision.behavior is PermissionBehavior.ASK:
+        call.state = ToolCallState.ASKING
+        call.suggested_rules = list(decision.suggested_rules)
+    else:
+        call.state = ToolCallState.SUBMITTED if tool.is_external_tool else ToolCallState.ALLOWED
+    return None
 
 
 def _events(

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState
 from tether.middleware import MiddlewareBase, PermissionCall, chain_awaitable, overrides
 from tether.permission._engine import PermissionEngine
 from tether.permission._types import (
@@ -23,7 +22,6 @@ __all__ = [
     "decide_call",
     "decide_with_hooks",
     "engine_decision",
-    "record_decision",
     "remember_rules",
 ]
 
@@ -58,29 +56,6 @@ async def decide_with_hooks(
         )
         return decision
     return await decide_call(state, tool, tool_input)
-
-
-def record_decision(
-    call: ToolCallBlock, tool: ToolBase, decision: PermissionDecision
-) -> ToolResultBlock | None:
-    """Record a first check's decision on the call.
-
-    DENY returns the error result the model reads. Otherwise the call's state is set:
-    ASKING (with the suggested rules), SUBMITTED for an external tool, else ALLOWED.
-    """
-    if decision.behavior is PermissionBehavior.DENY:
-        return ToolResultBlock(
-            id=call.id,
-            name=call.name,
-            output=f"Permission denied: {decision.reason}. Do not retry this call as is.",
-            state=ToolResultState.DENIED,
-        )
-    if decision.behavior is PermissionBehavior.ASK:
-        call.state = ToolCallState.ASKING
-        call.suggested_rules = list(decision.suggested_rules)
-    else:
-        call.state = ToolCallState.SUBMITTED if tool.is_external_tool else ToolCallState.ALLOWED
-    return None
 
 
 def remember_rules(context: PermissionContext, rules: Iterable[PermissionRule]) -> None:
