@@ -19,19 +19,17 @@ if TYPE_CHECKING:
     from tether.tool import ToolBase
 
 __all__ = [
-    "decide_call",
     "decide_with_hooks",
-    "engine_decision",
     "remember_rules",
 ]
 
 
-async def engine_decision(call: PermissionCall) -> PermissionDecision:
+async def _engine_decision(call: PermissionCall) -> PermissionDecision:
     """The engine's decision for `call` (the innermost handler of `on_check_permission`)."""
-    return await decide_call(call.state, call.tool, call.tool_input)
+    return await _decide_call(call.state, call.tool, call.tool_input)
 
 
-async def decide_call(
+async def _decide_call(
     state: AgentState, tool: ToolBase, tool_input: dict[str, Any]
 ) -> PermissionDecision:
     """The engine's decision for a call of `tool` in session `state` (no hooks)."""
@@ -52,10 +50,10 @@ async def decide_with_hooks(
     """
     if middlewares and any(overrides(mw, "on_check_permission") for mw in middlewares):
         decision: PermissionDecision = await chain_awaitable(
-            middlewares, "on_check_permission", make_call(), engine_decision
+            middlewares, "on_check_permission", make_call(), _engine_decision
         )
         return decision
-    return await decide_call(state, tool, tool_input)
+    return await _decide_call(state, tool, tool_input)
 
 
 def remember_rules(context: PermissionContext, rules: Iterable[PermissionRule]) -> None:
