@@ -6,17 +6,19 @@ import itertools
 import secrets
 import time
 
-__all__ = ["derived_block_id", "new_id", "now_iso"]
+__all__ = ["ID_PREFIX", "derived_block_id", "new_id", "next_id_number", "now_iso"]
 
-_PREFIX = secrets.token_hex(6)
-_COUNTER = itertools.count(1)
+ID_PREFIX = secrets.token_hex(6)
+"""This process's random id prefix (12 hex digits)."""
+next_id_number = itertools.count(1).__next__
+"""The counter after `ID_PREFIX` (as 8 hex digits); whoever formats ids itself draws here."""
 _last_second = -1
 _second_text = ""
 
 
 def new_id() -> str:
     """A new id, unique across processes: a random per-process prefix and a counter."""
-    return f"{_PREFIX}{next(_COUNTER):08x}"
+    return f"{ID_PREFIX}{next_id_number():08x}"
 
 
 def now_iso() -> str:

@@ -5,6 +5,7 @@ from datetime import datetime
 
 import pytest
 
+from tether._ids import new_id
 from tether.event import (
     TextBlockDeltaEvent,
     ThinkingBlockDeltaEvent,
@@ -47,6 +48,16 @@ def test_ids_are_unique_and_in_the_form_of_other_ids() -> None:
     assert ids[0][:12] == ids[-1][:12]  # one per-process prefix, then the counter
     counters = [int(i[12:], 16) for i in ids]
     assert counters == sorted(counters) and counters[-1] - counters[0] == 999
+
+
+def test_delta_ids_and_other_ids_are_one_sequence() -> None:
+    make = delta_maker(TextBlockDeltaEvent, "r1", "b1")
+    ids = [id_ for _ in range(300) for id_ in (make("x").id, new_id())]
+    assert len(set(ids)) == 600
+    assert {i[:12] for i in ids} == {ids[0][:12]}  # the process's one prefix
+    assert [int(i[12:], 16) for i in ids] == list(
+        range(int(ids[0][12:], 16), 600 + int(ids[0][12:], 16))
+    )
 
 
 def test_timestamps_are_utc_iso_with_microseconds() -> None:

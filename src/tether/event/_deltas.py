@@ -9,8 +9,9 @@ its price, and the id and timestamp every event gets are most of the rest, so
 - the instance is made by pydantic-core from a finished `__dict__` (a model schema whose
   inner schema takes the values as they are), which is what `model_construct` does, but
   without its per-call work in Python;
-- the id has the form of `tether._ids.new_id` (a random per-process prefix and an 8-digit
-  hex counter), its text put together from a table of hex digits instead of formatting;
+- the id is one of `tether._ids.new_id`'s (the process's prefix and the next number of
+  its counter, as 8 hex digits), its text put together from a table of hex digits instead
+  of formatting;
 - the timestamp is read from the clock for every event, but its text is made once per
   millisecond of a block: delta events of one block made within 1 ms of its first share
   that one's `created_at` (at most 1 ms early; a new block, or a clock that went back,
@@ -24,15 +25,13 @@ event, and falls back to validating if pydantic ever builds them differently.
 
 from __future__ import annotations
 
-import itertools
-import secrets
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from pydantic_core import SchemaValidator, core_schema
 
-from tether._ids import now_iso
+from tether._ids import ID_PREFIX, next_id_number, now_iso
 from tether.event._events import (
     TextBlockDeltaEvent,
     ThinkingBlockDeltaEvent,
@@ -53,10 +52,9 @@ D = TypeVar(
 _GIVEN = ("reply_id", "block_id", "delta")
 """The fields a delta event's constructor is given (its fields-set)."""
 
-_PREFIX = secrets.token_hex(6)
-_next = itertools.count(1).__next__
+_next = next_id_number  # one id sequence with `new_id`
 _HEX2 = tuple(f"{i:02x}" for i in range(256))
-_high: tuple[int, str] = (0, f"{_PREFIX}000000")
+_high: tuple[int, str] = (-1, "")
 """The id's counter above its last two hex digits, and its text (one tuple: atomic)."""
 
 _time_ns = time.time_ns
@@ -76,7 +74,7 @@ class is built pydantic-core reuses the class's own validator for any schema nam
 
 def _high_part(n: int) -> tuple[int, str]:
     """The id's counter above its last two hex digits, and the id's text up to them."""
-    return (n >> 8, f"{_PREFIX}{n >> 8:06x}")
+    return (n >> 8, f"{ID_PREFIX}{n >> 8:06x}")
 
 
 def _builder(cls: type[D]) -> Callable[[tuple[Any, ...]], D] | None:
