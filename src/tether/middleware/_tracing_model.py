@@ -1,18 +1,38 @@
-"""The `chat` span's watcher: what one model call's stream says, and the request's content."""
+"""The `chat` span: one model call's hook, what its stream says, and the request's content."""
 
 from __future__ import annotations
 
 import json
 import logging
+import time
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from opentelemetry import trace
+from opentelemetry.trace import SpanKind
 
 from tether._log import get_logger, record, redact
+from tether.middleware._calls import ModelCall
+from tether.middleware._chain import close_stream
 from tether.middleware._metrics import Instruments
-from tether.middleware._tracing_parts import error_type, loop_types, msg_parts
+from tether.middleware._tracing_base import TracingBase
+from tether.middleware._tracing_parts import (
+    REPLY_KEY,
+    ReplyTrace,
+    attach,
+    detach,
+    error_type,
+    get_current,
+    is_cancel,
+    loop_types,
+    msg_parts,
+    provider_name,
+    record_error,
+    server_attributes,
+    with_span,
+)
 
-__all__ = ["DELTA_KINDS", "PART", "ModelWatch", "request_content"]
+__all__ = ["DELTA_KINDS", "PART", "ModelHooks", "ModelWatch", "request_content"]
 
 _model_log = get_logger("model")
 
@@ -167,3 +187,114 @@ def request_content(request: Any) -> dict[str, str]:
     rendered = [{"role": m.role, "parts": msg_parts(m.content)} for m in messages]
     out["gen_ai.input.messages"] = json.dumps(rendered, ensure_ascii=False)
     return out
+
+
+class ModelHooks(TracingBase):
+    """`on_model_call`: the `chat` span around one model call and its metrics."""
+
+    async def on_model_call(
+        self, call: ModelCall, call_next: Callable[[ModelCall], AsyncIterator[Any]]
+    ) -> AsyncIterator[Any]:
+        """Run one model call (its retries and fallback too) inside a `chat` span."""
+        context = get_current()
+        reply = context.get(REPLY_KEY)
+        model = call.model
+        key = (type(model), model.model_name, getattr(model, "base_url", None), self.provider_name)
+        name, base, attributes = self._models.get(key) or self._model_constants(model, key)
+        if isinstance(reply, ReplyTrace):
+            if not reply.reply_id:
+                reply.stamp()
+            capture = reply.capture
+            if reply.session_id:
+                attributes = {
+                    **attributes,
+                    "gen_ai.conversation.id": self.conversation_id or reply.session_id,
+                }
+        else:
+            reply, capture = None, self.captures_content
+        if capture:
+            attributes = {**attributes, **request_content(call.request)}
+        span = self._tracer.start_span(name, context, SpanKind.CLIENT, attributes)
+        watch = ModelWatch(model.model_name, capture)
+        span_context = with_span(span, context)
+        started = time.perf_counter()
+        stream = call_next(call)
+        failure: BaseException | None = None
+        kinds, metrics = DELTA_KINDS, self._metrics
+        token = attach(span_context)
+        try:
+            async for item in stream:  # the span is current while the model streams, not across
+                detach(token)  # a `yield` (as in `on_reply`)
+                token = None
+                kind = kinds[type(item)]
+                if kind and (capture or kind != PART):
+                    watch.see(kind, item, span, metrics, base)
+                yield item
+                token = attach(span_context)
+            detach(token)
+        except BaseException as exc:
+            if token is not None:  # the stream raised
+                detach(token)
+            failure = exc
+            await close_stream(stream)
+            raise
+        finally:
+            self._end_model_span(span, watch, base, time.perf_counter() - started, failure, reply)
+
+    def _model_constants(
+        self, model: Any, key: tuple[Any, ...]
+    ) -> tuple[str, dict[str, Any], dict[str, Any]]:
+        """A model's span name, metric attributes and span start attributes (made once).
+
+        The dictionaries are shared: never changed, only copied.
+        """
+        base = {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.provider.name": provider_name(model, self.provider_name),
+            "gen_ai.request.model": model.model_name,
+        }
+        found = (f"chat {model.model_name}", base, {**base, **server_attributes(model)})
+        if len(self._models) >= 64:  # (models made per call: keep the newest few)
+            self._models.clear()
+        self._models[key] = found
+        return found
+
+    def _end_model_span(
+        self,
+        span: trace.Span,
+        watch: ModelWatch,
+        base: dict[str, Any],
+        seconds: float,
+        failure: BaseException | None,
+        reply: ReplyTrace | None,
+    ) -> None:
+        tokens, cost = watch.finish(span)
+        failed = failure is not None and not is_cancel(failure)
+        if failed:
+            assert failure is not None
+            record_error(span, failure)
+        span.end()
+        self._metrics.model_call(
+            base,
+            watch.response_model,
+            error_type(failure) if failed and failure is not None else None,
+            seconds,
+            tokens,
+            cost,
+        )
+        if reply is not None and (tokens is not None or cost is not None):
+            reply.add_usage(tokens, cost)
+        if not _model_log.isEnabledFor(logging.DEBUG):
+            return
+        record(
+            _model_log,
+            logging.DEBUG,
+            "model call ended",
+            reply_id=reply.reply_id if reply else None,
+            model=watch.response_model,
+            input_tokens=tokens[0] if tokens else None,
+            output_tokens=tokens[1] if tokens else None,
+            cost=cost,
+            finish_reason=watch.finish_reason,
+            error_type=error_type(failure) if failure is not None else None,
+        )
