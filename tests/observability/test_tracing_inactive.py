@@ -93,3 +93,34 @@ def test_without_the_otel_extra_the_error_names_it() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "pip install 'tether[otel]'" in out.stdout
+
+
+_UNREADABLE_GLOBALS = """
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from tether.middleware import TracingMiddleware
+from tether.middleware import _tracing
+
+_tracing.GLOBALS_READABLE = False  # an API that keeps its globals elsewhere
+middleware = TracingMiddleware()
+assert not middleware._globals_only
+before = middleware.is_active
+trace.set_tracer_provider(TracerProvider())
+print(before, middleware.is_active)
+"""
+
+
+def test_without_readable_api_globals_the_switches_decide() -> None:
+    # The fast look at the API's private globals is skipped; a late provider still counts.
+    out = subprocess.run(
+        [sys.executable, "-c", _UNREADABLE_GLOBALS], capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False True"
+
+
+def test_the_api_keeps_its_globals_where_is_active_reads_them() -> None:
+    # If this fails, an OpenTelemetry upgrade moved them: `is_active` falls back (slower).
+    from tether.middleware._metrics import GLOBALS_READABLE
+
+    assert GLOBALS_READABLE

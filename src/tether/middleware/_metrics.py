@@ -17,7 +17,7 @@ from opentelemetry import trace as trace_internal
 from opentelemetry.metrics import _internal as metrics_internal
 from opentelemetry.util.types import AttributeValue
 
-__all__ = ["Instruments", "ProviderSwitch", "env_provider", "metrics_switch", "no_global"]
+__all__ = ["GLOBALS_READABLE", "Instruments", "ProviderSwitch", "env_provider", "metrics_switch"]
 
 Attributes = Mapping[str, AttributeValue]
 
@@ -65,16 +65,13 @@ class ProviderSwitch:
         return self._on
 
 
-def no_global() -> bool:
-    """Whether no global tracer or meter provider is set yet.
-
-    One look at each API global (private, hence `getattr`: `None` until one is set), so a
-    provider set later is seen by the next hook that asks.
-    """
-    return (
-        getattr(trace_internal, "_TRACER_PROVIDER", True) is None
-        and getattr(metrics_internal, "_METER_PROVIDER", True) is None
-    )
+GLOBALS_READABLE = hasattr(trace_internal, "_TRACER_PROVIDER") and hasattr(
+    metrics_internal, "_METER_PROVIDER"
+)
+"""Whether this API keeps its global providers where `TracingMiddleware.is_active` reads
+them directly (`opentelemetry.trace._TRACER_PROVIDER`, `metrics._internal._METER_PROVIDER`:
+private names, `None` until one is set; checked here, once). When not, it asks the
+switches at every hook instead."""
 
 
 def env_provider() -> bool:

@@ -26,17 +26,18 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from opentelemetry import trace
+from opentelemetry.metrics import _internal as metrics_api
 from opentelemetry.trace import SpanKind
 
 from tether import __version__
 from tether._log import get_logger
 from tether.middleware._calls import CompressCall
 from tether.middleware._metrics import (
+    GLOBALS_READABLE,
     Instruments,
     ProviderSwitch,
     env_provider,
     metrics_switch,
-    no_global,
 )
 from tether.middleware._tracing_model import ModelHooks
 from tether.middleware._tracing_parts import record_error
@@ -47,6 +48,8 @@ __all__ = ["TracingMiddleware"]
 
 _CAPTURE_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 _reply_log = get_logger("reply")
+_logs_on = _reply_log.isEnabledFor
+_INFO = logging.INFO
 
 
 class TracingMiddleware(ReplyHooks, ModelHooks, ToolHooks):
@@ -88,7 +91,10 @@ class TracingMiddleware(ReplyHooks, ModelHooks, ToolHooks):
         self._metrics_on = metrics_switch(meter_provider)
         # Neither provider given nor named by env: only the API globals can turn it on.
         self._globals_only = (
-            tracer_provider is None and meter_provider is None and not (env_provider())
+            tracer_provider is None
+            and meter_provider is None
+            and not env_provider()
+            and GLOBALS_READABLE
         )
         self._always_on = (tracer_provider is not None and self._tracing_on()) or (
             meter_provider is not None and self._metrics_on()
@@ -105,11 +111,14 @@ class TracingMiddleware(ReplyHooks, ModelHooks, ToolHooks):
     @property
     def is_active(self) -> bool:
         """Whether spans, metrics or logs go anywhere now (asked at every hook: cheap)."""
-        if self._always_on:  # a live provider was given: that never changes
+        # The loop asks ~11 times a reply: the common "nothing set up" is two loads and
+        # the loggers' cached answer, with no call of our own.
+        if self._globals_only:
+            if trace._TRACER_PROVIDER is None and metrics_api._METER_PROVIDER is None:
+                return _logs_on(_INFO)
+        elif self._always_on:  # a live provider was given: that never changes
             return True
-        if self._globals_only and no_global():  # the common "nothing set up": one look each
-            return _reply_log.isEnabledFor(logging.INFO)
-        return self._tracing_on() or self._metrics_on() or _reply_log.isEnabledFor(logging.INFO)
+        return self._tracing_on() or self._metrics_on() or _logs_on(_INFO)
 
     async def on_compress_context(
         self, call: CompressCall, call_next: Callable[[CompressCall], Awaitable[Any]]
