@@ -38,6 +38,8 @@ from tether.tool import (
 
 __all__ = ["act"]
 
+_ALLOWED = ToolCallState.ALLOWED
+
 
 async def act(run: Run) -> AsyncIterator[AgentEvent]:
     """Check the next batch; answer refused calls at once; run the allowed ones."""
@@ -215,10 +217,10 @@ def _record_decision(
             state=ToolResultState.DENIED,
         )
     if decision.behavior is PermissionBehavior.ASK:
-        call.state = ToolCallState.ASKING
-        call.suggested_rules = list(decision.suggested_rules)
+        put(call, "state", ToolCallState.ASKING)
+        put(call, "suggested_rules", list(decision.suggested_rules))
     else:
-        call.state = ToolCallState.SUBMITTED if tool.is_external_tool else ToolCallState.ALLOWED
+        put(call, "state", ToolCallState.SUBMITTED if tool.is_external_tool else _ALLOWED)
     return None
 
 

@@ -116,7 +116,7 @@ async def interrupt_unfinished(
     text: str = "The call was interrupted before it finished.",
 ) -> list[ToolResultBlock]:
     """Commit an interrupted result for every call without one; return those results."""
-    results = []
+    results: list[ToolResultBlock] = []
     for call in calls:
         if call.state is not ToolCallState.FINISHED:
             result = error_result(call, text, ToolResultState.INTERRUPTED)

@@ -66,16 +66,17 @@ def _open(
 ) -> tuple[Run, AsyncIterator[AgentEvent]]:
     """The drive's `Run` and its event stream (inside the `on_reply` hooks, if any)."""
     hooks = agent.middlewares
-    watched = every_event or overrides_any(hooks, _STREAM_HOOKS)
+    watched = every_event or (bool(hooks) and overrides_any(hooks, _STREAM_HOOKS))
+    heard = watched or (bool(hooks) and any(has_hook(hooks, hook) for hook in _STREAM_HOOKS))
     run = Run(
         agent=agent,
         state=agent.state,
         structured_model=structured_schema,
         observed=watched,
-        heard=watched or any(has_hook(hooks, hook) for hook in _STREAM_HOOKS),
+        heard=heard,
         checkpoint=checkpoint,
     )
-    if has_hook(hooks, "on_reply"):
+    if hooks and has_hook(hooks, "on_reply"):
         call = ReplyCall(agent=agent, state=run.state, inputs=inputs)
         stream = chain_iterator(hooks, "on_reply", call, lambda c: drive(run, c.inputs))
     else:

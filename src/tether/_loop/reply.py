@@ -163,9 +163,10 @@ async def close_reply(state: AgentState, commit: Commit) -> None:
     """End the reply in progress: its calls without a result are interrupted; clear the cursor."""
     msg = state.reply_msg()
     calls = msg.tool_calls if msg is not None else []
-    running = [c for c in calls if c.state is ToolCallState.RUNNING]  # their process died
-    await interrupt_unfinished(running, commit, UNKNOWN_OUTCOME)
-    await interrupt_unfinished(calls, commit, "The reply ended before this call ran.")
+    if any(c.state is not ToolCallState.FINISHED for c in calls):
+        running = [c for c in calls if c.state is ToolCallState.RUNNING]  # their process died
+        await interrupt_unfinished(running, commit, UNKNOWN_OUTCOME)
+        await interrupt_unfinished(calls, commit, "The reply ended before this call ran.")
     put(state, "reply", None)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
@@ -43,6 +43,8 @@ _FOR_WATCHERS = frozenset(
 _FOR_HOOKS = frozenset({EventType.TOOL_RESULT_END, EventType.REPLY_END})
 """The events only a hook reads besides the watchers' (`reply()` takes the final message
 from `Run.final` when no hook hears the events)."""
+_UNHEARD = _FOR_WATCHERS | _FOR_HOOKS
+_EVERY: frozenset[EventType] = frozenset()
 
 
 @dataclass(slots=True)
@@ -68,6 +70,12 @@ class Run:
     """The state as of the last successful checkpoint (kept only with a checkpoint)."""
     failed: bool = False
     """A checkpoint raised: the reply stops and the state goes back to `saved`."""
+    skipped: frozenset[EventType] = field(init=False, default=_EVERY)
+    """The events this drive does not build (see `announces`)."""
+
+    def __post_init__(self) -> None:
+        if not self.observed:
+            self.skipped = _FOR_WATCHERS if self.heard else _UNHEARD
 
     @property
     def cursor(self) -> ReplyCursor:
@@ -85,9 +93,7 @@ class Run:
         compression and plugin events; with no iterator hook at all, TOOL_RESULT_END and
         REPLY_END too (nothing reads them: `reply()` takes the message from `final`).
         """
-        if self.observed:
-            return True
-        return kind not in _FOR_WATCHERS and (self.heard or kind not in _FOR_HOOKS)
+        return kind not in self.skipped
 
     def start(self) -> None:
         """Keep the state as loaded: a checkpoint failing before any succeeded rolls back here."""

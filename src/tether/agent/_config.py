@@ -68,10 +68,22 @@ class ModelConfig:
             )
 
     def policy(self) -> RetryPolicy:
-        """The retry policy these settings describe."""
-        return RetryPolicy(
+        """The retry policy these settings describe (built once per config: both frozen)."""
+        hit = _POLICIES.get(id(self))
+        if hit is not None and hit[0] is self:
+            return hit[1]
+        policy = RetryPolicy(
             max_retries=self.max_retries,
             initial_delay=self.initial_retry_delay,
             max_delay=self.max_retry_delay,
             fallback=self.fallback_model,
         )
+        if len(_POLICIES) >= 64:
+            _POLICIES.clear()
+        _POLICIES[id(self)] = (self, policy)  # keeps the config alive: its id stays its own
+        return policy
+
+
+_POLICIES: dict[int, tuple[ModelConfig, RetryPolicy]] = {}
+"""`ModelConfig.policy` memoised by the config's identity (a frozen dataclass holding a
+live model is hashed only by fields, which costs more than building the policy)."""

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from tether.model import ChatModelBase
     from tether.state import AgentState
 
-__all__ = ["CompressionRequest", "compress_context", "fit_tool_result"]
+__all__ = ["CompressionRequest", "compress_context", "fit_tool_result", "may_need_compressing"]
 
 REFERENCE_PREFIX = "[Full text of the summarised messages: "
 
@@ -155,6 +155,27 @@ def _compose(outcome: Summary, split: Split, path: str | None, budget: int, refs
         refs = [*(r for r in refs if r != new), new]
     parts += refs
     return "\n\n".join(p for p in parts if p)
+
+
+def may_need_compressing(
+    state: AgentState,
+    model: ChatModelBase,
+    config: ContextConfig,
+    system_prompt: str,
+    tools: Sequence[dict[str, Any]],
+) -> bool:
+    """False when `compress_context` (not forced) would surely do nothing: O(1), no await.
+
+    The same first checks as `compress_context`, so the loop's common step builds no
+    `CompressionRequest`. True also when the fixed cost alone passes the threshold: then
+    `compress_context` raises `ContextTooLargeError` (it always counts more than that).
+    """
+    threshold = config.threshold(model.context_length)
+    prompt_tokens = count_text_tokens(system_prompt, model)
+    if state.token_anchor > 0:
+        return max(state.estimated_tokens, prompt_tokens) > threshold
+    tools_tokens = _tools_tokens(tools) if tools else 0
+    return state.estimated_tokens + prompt_tokens + tools_tokens > threshold
 
 
 async def compress_context(req: CompressionRequest) -> ContextCompressedEvent | None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
-from tether.context._compress import CompressionRequest, compress_context
+from tether.context._compress import CompressionRequest, compress_context, may_need_compressing
 from tether.context._config import ContextConfig
 from tether.message import ContentBlock, HintBlock, Msg, SystemMsg, TextBlock
 from tether.middleware import CompressCall, SystemPromptCall, chain_awaitable, overrides
@@ -56,8 +56,11 @@ async def compress_with_hooks(
     """
     if tools is None:
         tools = (await agent.toolkit_view(state, None, with_prompt=False)).schemas
-    reply_id = state.reply.reply_id if state.reply else None
-    if not any(overrides(mw, "on_compress_context") for mw in agent.middlewares):
+    hooks = agent.middlewares
+    if not hooks or not any(overrides(mw, "on_compress_context") for mw in hooks):
+        if not force and not may_need_compressing(state, agent.model, config, system_prompt, tools):
+            return None  # the common step: under the threshold, nothing to build
+        reply_id = state.reply.reply_id if state.reply else None
         return await compress_context(
             CompressionRequest(
                 state=state,
@@ -70,6 +73,8 @@ async def compress_with_hooks(
                 tools=tools,
             )
         )
+
+    reply_id = state.reply.reply_id if state.reply else None
 
     async def handler(call: CompressCall) -> AgentEvent | None:
         return await compress_context(
