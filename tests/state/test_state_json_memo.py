@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
+import weakref
 from collections.abc import Callable
 
 import pytest
@@ -111,6 +112,24 @@ def test_the_memo_lives_and_goes_with_its_message() -> None:
     assert state.model_dump_json() == first
     assert AgentState.model_validate_json(first) == state
     assert not hasattr(state_json, "_MEMO")  # nothing global that could grow
+
+
+def test_a_memo_makes_no_reference_cycle() -> None:
+    # A dropped state (dumped, or loaded and remembered) is freed at once by reference
+    # counting, not left for the cyclic collector to find.
+    dumped = _state()
+    dumped.model_dump_json()
+    loaded = AgentState.model_validate_json(dumped.model_dump_json())
+    for msg, body in zip(loaded.context, state_json.compact_context(dumped.context), strict=True):
+        state_json.remember_message_json(msg, json.dumps(body).encode())
+    assert all(m._json_memo is not None for m in dumped.context + loaded.context)
+    refs = [weakref.ref(m) for m in dumped.context + loaded.context]
+    gc.disable()
+    try:
+        del dumped, loaded, msg
+        assert [r() for r in refs] == [None] * len(refs)
+    finally:
+        gc.enable()
 
 
 def test_a_copy_does_not_take_the_memo_of_its_original() -> None:

@@ -1,7 +1,5 @@
 """Content blocks: what a message is made of."""
 
-from __future__ import annotations
-
 import json
 from enum import StrEnum
 from typing import Annotated, Any, Literal

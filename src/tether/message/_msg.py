@@ -1,7 +1,5 @@
 """`Msg` and its role-specific constructors."""
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -69,7 +67,7 @@ class Msg(BaseModel):
         return getattr(self, "_structured_output", None)
 
     @model_validator(mode="after")
-    def _as_role_class(self) -> Msg:
+    def _as_role_class(self) -> "Msg":
         # A `UserMsg` saved as JSON comes back a `UserMsg` (the role classes add no field).
         if type(self) is Msg:
             _set(self, "__class__", _ROLE_CLASSES[self.role])

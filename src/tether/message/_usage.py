@@ -1,5 +1,3 @@
-from __future__ import annotations
-
 from pydantic import BaseModel, ConfigDict
 
 __all__ = ["ChatUsage"]
@@ -29,7 +27,7 @@ class ChatUsage(BaseModel):
         """Input plus output tokens."""
         return self.input_tokens + self.output_tokens
 
-    def __add__(self, other: ChatUsage) -> ChatUsage:
+    def __add__(self, other: "ChatUsage") -> "ChatUsage":
         return ChatUsage(
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,

@@ -99,9 +99,9 @@ def message_json(msg: Msg) -> bytes:
         return _msg_serializer().to_json(msg, warnings=False)
     memo: _Memo | None = getattr(msg, "_json_memo", None)
     if memo is not None:
-        models, values, empties, filled, items, blocks, body = memo
+        own, models, values, empties, filled, items, blocks, body = memo
         if (
-            models[0] is msg
+            msg.__dict__ == own
             and tuple(msg.content) == blocks
             and list(map(vars, models)) == values
             and not any(empties)
@@ -134,6 +134,7 @@ def remember_message_json(msg: Msg, body: bytes) -> None:
 
 
 _Snapshot = tuple[
+    dict[str, Any],
     tuple[BaseModel, ...],
     list[dict[str, Any]],
     tuple[Any, ...],
@@ -142,6 +143,7 @@ _Snapshot = tuple[
     tuple[Any, ...],
 ]
 _Memo = tuple[
+    dict[str, Any],
     tuple[BaseModel, ...],
     list[dict[str, Any]],
     tuple[Any, ...],
@@ -150,9 +152,12 @@ _Memo = tuple[
     tuple[Any, ...],
     bytes,
 ]
-"""`_snapshot` (the models its JSON was written from and copies of their values then, the
-lists and dicts they hold that were empty, those that were not and copies of their items
-then, the message's blocks then), and the JSON."""
+"""`_snapshot` (a copy of the message's own values then, the models inside it its JSON was
+written from and copies of their values then, the lists and dicts they hold that were
+empty, those that were not and copies of their items then, the message's blocks then), and
+the JSON. The message itself is not in it: a memo that named its own message would make
+every message a reference cycle, which only the cyclic collector frees (a loaded state
+that is dropped would linger, and a full collection would walk it)."""
 _set = object.__setattr__
 _MSG_CLASSES = frozenset({Msg, UserMsg, AssistantMsg, SystemMsg})
 _ATOMS = frozenset({str, int, float, bool, type(None), ToolCallState, ToolResultState})
@@ -197,10 +202,13 @@ def _snapshot(msg: Msg) -> _Snapshot | None:
             elif not isinstance(value, enum.Enum):
                 return None
     copies = list(map(dict, map(vars, models)))
+    own = copies.pop(0)
+    del models[0]
     if not any(containers):  # the usual case: every list and dict empty
-        return tuple(models), copies, tuple(containers), (), [], tuple(content)
+        return own, tuple(models), copies, tuple(containers), (), [], tuple(content)
     filled = tuple(c for c in containers if c)
     return (
+        own,
         tuple(models),
         copies,
         tuple(c for c in containers if not c),

@@ -1,7 +1,5 @@
 """`PendingReply`: what a loaded session's reply in progress waits for, as typed values."""
 
-from __future__ import annotations
-
 from pydantic import BaseModel, ConfigDict, Field
 
 from tether.message import Msg, ToolCallBlock, ToolCallState, detached

@@ -1,7 +1,5 @@
 """`AgentState`: everything that changes while an agent works, as one JSON-safe model."""
 
-from __future__ import annotations
-
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -172,7 +170,7 @@ class AgentState(BaseModel):
         return (head[:-1] + b',"context":' + context_json(self.context) + b"}").decode()
 
     @classmethod
-    def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> AgentState:
+    def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> "AgentState":
         """Validate, migrating older schema versions.
 
         Raises:
@@ -186,7 +184,7 @@ class AgentState(BaseModel):
     @classmethod
     def model_validate_json(
         cls, json_data: str | bytes | bytearray, *args: Any, **kwargs: Any
-    ) -> AgentState:
+    ) -> "AgentState":
         """Parse JSON, then load it as `model_validate` does (raises only `StateError`).
 
         A state of the current schema version is parsed and validated in one compiled
