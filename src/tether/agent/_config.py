@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from pydantic import ConfigDict, Field
@@ -45,6 +45,7 @@ class ModelConfig:
     """Seconds before the first retry; doubled on every further one."""
     max_retry_delay: float = 30.0
     """The longest wait between two attempts (a provider's Retry-After may be longer)."""
+    _policy: RetryPolicy = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("max_retries", "initial_retry_delay", "max_retry_delay"):
@@ -66,24 +67,14 @@ class ModelConfig:
                 "ModelConfig(fallback_model=...) must be a ChatModelBase such as "
                 f"`ScriptedChatModel([...])`, got {type(self.fallback_model).__name__}"
             )
-
-    def policy(self) -> RetryPolicy:
-        """The retry policy these settings describe (built once per config: both frozen)."""
-        hit = _POLICIES.get(id(self))
-        if hit is not None and hit[0] is self:
-            return hit[1]
         policy = RetryPolicy(
             max_retries=self.max_retries,
             initial_delay=self.initial_retry_delay,
             max_delay=self.max_retry_delay,
             fallback=self.fallback_model,
         )
-        if len(_POLICIES) >= 64:
-            _POLICIES.clear()
-        _POLICIES[id(self)] = (self, policy)  # keeps the config alive: its id stays its own
-        return policy
+        object.__setattr__(self, "_policy", policy)  # derived once: both are frozen
 
-
-_POLICIES: dict[int, tuple[ModelConfig, RetryPolicy]] = {}
-"""`ModelConfig.policy` memoised by the config's identity (a frozen dataclass holding a
-live model is hashed only by fields, which costs more than building the policy)."""
+    def policy(self) -> RetryPolicy:
+        """The retry policy these settings describe (built with the config)."""
+        return self._policy

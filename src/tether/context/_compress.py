@@ -166,9 +166,10 @@ def may_need_compressing(
 ) -> bool:
     """False when `compress_context` (not forced) would surely do nothing: O(1), no await.
 
-    The same first checks as `compress_context`, so the loop's common step builds no
-    `CompressionRequest`. True also when the fixed cost alone passes the threshold: then
-    `compress_context` raises `ContextTooLargeError` (it always counts more than that).
+    `compress_context` starts with this check, and the loop's common step makes it before
+    building a `CompressionRequest`, so the step builds none. True also when the fixed
+    cost alone passes the threshold: then `compress_context` raises
+    `ContextTooLargeError` (it always counts more than that).
     """
     threshold = config.threshold(model.context_length)
     prompt_tokens = count_text_tokens(system_prompt, model)
@@ -192,15 +193,18 @@ async def compress_context(req: CompressionRequest) -> ContextCompressedEvent | 
     own error (e.g. a full disk) propagates, state unchanged.
     """
     state, model, config = req.state, req.model, req.config
+    if not req.force and not may_need_compressing(
+        state, model, config, req.system_prompt, req.tools
+    ):
+        return None  # the common path: O(1) beyond counting the (memoised) prompt
     length = model.context_length
     threshold = config.threshold(length)
     prompt_tokens = count_text_tokens(req.system_prompt, model)
-    anchored = state.token_anchor > 0
-    if anchored and not req.force and max(state.estimated_tokens, prompt_tokens) <= threshold:
-        return None  # the common path: O(1) beyond counting the (memoised) prompt
     tools_tokens = _tools_tokens(req.tools) if req.tools else 0
     _check_fixed_cost(req, threshold, prompt_tokens, tools_tokens)
-    before = state.estimated_tokens + (0 if anchored else prompt_tokens + tools_tokens)
+    before = state.estimated_tokens + (
+        0 if state.token_anchor > 0 else prompt_tokens + tools_tokens
+    )
     if not req.force and before <= threshold:
         return None
     split = split_context(state.context, protected_start(state), config.reserve(length))
