@@ -124,9 +124,16 @@ async def drive(run: Run, inputs: Any) -> AsyncIterator[AgentEvent]:
         yield event
     while True:
         action = next_action(run.state, agent.react_config)
+        if run.deferred and not isinstance(action, Act | Pause):
+            # Reasoning and finishing await outside the loop: a deferred save point first.
+            await run.save()
+            for event in run.released():
+                yield event
         match action:
             case Pause():
                 await run.save()
+                for event in run.released():  # a model step saved with the pause
+                    yield event
                 for event in pause_events(run.reply_id, action.asking, action.submitted):
                     yield event
                 return

@@ -120,9 +120,14 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
         yield event
     response = assembler.response(model_name)
     commit_step(state, response.content, response.usage, forced_final=action.forced_final)
+    end = assembler.end_event(model_name) if run.announces(EventType.MODEL_CALL_END) else None
+    if run.claims_at_once(view):  # one write with the acting step's first save point
+        run.held = () if end is None else (end,)
+        await run.save(merge=True)
+        return
     await run.save()
-    if run.announces(EventType.MODEL_CALL_END):
-        yield assembler.end_event(model_name)
+    if end is not None:
+        yield end
 
 
 async def compress_now(agent: Agent, config: ContextConfig) -> AgentEvent | None:
