@@ -82,6 +82,11 @@ class Run:
     """The state as of the last successful checkpoint (kept only with a checkpoint)."""
     failed: bool = False
     """A checkpoint raised: the reply stops and the state goes back to `saved`."""
+    derives_ids: bool = False
+    """This run started the reply and no step of it failed or was retried: its text and
+    thinking blocks may take ids derived from their places (`tether._loop.places`)."""
+    next_place: int = 0
+    """Every place of the reply's message below this one had a block streamed in this run."""
     deferred: bool = False
     """The last save point was deferred (`save(merge=True)`): the next save writes it too."""
     held: tuple[AgentEvent, ...] = ()
