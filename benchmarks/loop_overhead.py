@@ -88,7 +88,9 @@ async def per_reply_us(
 
 
 SAVE_POINTS = 7
-"""Per reply of this workload: start, model step, batch, two results, model step, end."""
+"""Per reply of this workload (`add` and `echo` are not concurrency-safe: two batches of
+one): start, model step with the first batch's claim (one write), its result, the second
+batch, its result, model step, end. Counted: 8 before the merge, not the 7 once written."""
 
 
 async def _noop(state: AgentState) -> None:

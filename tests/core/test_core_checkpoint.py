@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from tether.app.storage import SQLiteStorage
 from tether.errors import SessionConflictError
 from tether.event import ConfirmResult, UserConfirmResultEvent
 from tether.message import AssistantMsg, ToolCallState, ToolResultBlock, UserMsg
+from tether.middleware import MiddlewareBase, PermissionCall
 from tether.model import ScriptedChatModel
 from tether.state import AgentState, ReplyCursor
 from tether.tool import Toolkit, tool
@@ -74,6 +76,36 @@ async def test_save_points_come_in_order_and_mark_a_batch_running_before_it_star
     msg = await agent.reply(UserMsg("user", "go"), checkpoint=checkpoint)
     assert msg.get_text_content() == "done"
     assert seen[0] == ("True", "ran=0")  # the reply started
+    # The model step and the batch's claim, one write: nothing awaits between them.
+    assert seen[1] == ("True", "running", "running", "ran=0")  # before the batch runs
+    assert sorted(seen[2][1:3]) == ["finished", "running"]  # one result in
+    assert seen[3][1:3] == ("finished", "finished")
+    assert seen[4][0] == "True" and seen[5] == ("False", "ran=2")  # model step, end
+    assert len(seen) == 6
+
+
+class _AsksNobody(MiddlewareBase):
+    """An `on_check_permission` hook that only passes the check on (it could await)."""
+
+    async def on_check_permission(
+        self, call: PermissionCall, call_next: Callable[[PermissionCall], Awaitable[Any]]
+    ) -> Any:
+        return await call_next(call)
+
+
+async def test_with_a_permission_hook_the_model_step_is_saved_on_its_own_first() -> None:
+    seen: list[tuple[str, ...]] = []
+
+    async def checkpoint(state: AgentState) -> None:
+        msg = state.reply_msg()
+        calls = tuple(c.state.value for c in msg.tool_calls) if msg is not None else ()
+        seen.append((str(state.reply is not None), *calls, f"ran={len(RAN)}"))
+
+    agent = _agent(_script())
+    agent.middlewares = (_AsksNobody(),)
+    msg = await agent.reply(UserMsg("user", "go"), checkpoint=checkpoint)
+    assert msg.get_text_content() == "done"
+    assert seen[0] == ("True", "ran=0")  # the reply started
     assert seen[1] == ("True", "pending", "pending", "ran=0")  # the model step
     assert seen[2] == ("True", "running", "running", "ran=0")  # the batch, before it runs
     assert sorted(seen[3][1:3]) == ["finished", "running"]  # one result in
@@ -92,20 +124,26 @@ async def test_the_same_grammar_with_reply_stream() -> None:
     agent = _agent(_script())
     async for _ in agent.reply_stream(UserMsg("user", "go"), checkpoint=checkpoint):
         pass
-    assert count == 7
+    assert count == 6  # the model step's event waits for the claim's write: merged too
 
 
 def _dump(state: AgentState) -> Any:
     return json.loads(state.model_dump_json())
 
 
-@pytest.mark.parametrize("fail_at", range(1, 8))
+# Six save points (the model step merged with the batch's claim), seven with a hook.
+_FAILURES = [*((n, False) for n in range(1, 7)), *((n, True) for n in range(1, 8))]
+
+
+@pytest.mark.parametrize(("fail_at", "hooked"), _FAILURES)
 async def test_a_failing_checkpoint_leaves_the_state_as_last_stored(
-    fail_at: int, tmp_path: Path
+    fail_at: int, hooked: bool, tmp_path: Path
 ) -> None:
     async with SQLiteStorage(tmp_path / "s.db") as storage:
         record = await storage.upsert_session(*KEY)
         agent = _agent(_script(), record.state)
+        if hooked:
+            agent.middlewares = (_AsksNobody(),)
         save = storage.checkpoint(*KEY)
         count = 0
 
@@ -123,12 +161,13 @@ async def test_a_failing_checkpoint_leaves_the_state_as_last_stored(
         stored = await fresh.get_session(*KEY)
     assert stored is not None
     assert _dump(agent.state) == _dump(stored.state)
-    if fail_at <= 3:  # up to the batch's own save point: no tool started
+    if fail_at <= (3 if hooked else 2):  # up to the batch's own save point: no tool started
         assert ran == []
 
 
 async def test_a_call_found_running_is_answered_as_unknown_and_an_idempotent_one_reruns() -> None:
     agent = _agent(_script())
+    agent.middlewares = (_AsksNobody(),)  # the model step saved on its own, then the batch
     stopped = 0
 
     async def stop_at_batch(state: AgentState) -> None:

@@ -5,6 +5,11 @@ This is what keeps a text block's id from being derived from its place in the re
 `reply(None)` runs next starts at the same place, and its block would get the id the
 broken stream already sent, with other text (a client appending deltas by block id would
 join the two). A derived-id scheme must pass these tests.
+
+The loop's scheme (`tether._loop.places`) derives ids only in the run that started the
+reply, at places that run has not streamed yet, and never after a failed or retried step:
+the broken stream's block below has the derived id, the step tried again a fresh one
+(tests/state/test_state_derived_block_ids.py checks the rest).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from tether._ids import derived_block_id
 from tether.agent import Agent, ModelConfig
 from tether.errors import StreamInterruptedError
 from tether.event import TextBlockStartEvent
@@ -58,6 +64,7 @@ async def test_a_step_tried_again_after_a_broken_stream_sends_a_new_block_id() -
                 sent.append(event.block_id)
     again = await _starts(agent, None)
     assert len(sent) == 1 and len(again) == 1
+    assert sent[0] == derived_block_id(agent.state.context[-1].id, 0)  # the risky case
     assert again[0] != sent[0]
     (block,) = agent.state.context[-1].content
     assert isinstance(block, TextBlock) and block.id == again[0]

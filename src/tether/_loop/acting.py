@@ -66,9 +66,8 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
                 to_run.append((call, tool, None if isinstance(args, ArgumentError) else args))
         if not to_run:
             return
-        for call, _, _ in to_run:
-            put(call, "state", ToolCallState.RUNNING)
-        await run.save()  # the claim: a racing worker's save fails before its tool runs
+        for event in await _claim(run, to_run):
+            yield event
         try:
             if _lone_call(run, to_run) is not None:  # nothing between the tool and the loop
                 lone, lone_tool, lone_args = to_run[0]
@@ -99,8 +98,11 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
 def _answered(
     run: Run, call: ToolCallBlock, answer: ToolResultBlock, *, started: bool
 ) -> list[AgentEvent]:
-    """The events of a call answered without running (its START only if not `started`)."""
-    events: list[AgentEvent] = []
+    """The events of a call answered without running (its START only if not `started`).
+
+    First, those of a model step whose save point was written with the answer's.
+    """
+    events: list[AgentEvent] = [*run.released()]
     if not started and run.announces(EventType.TOOL_RESULT_START):
         events.append(ToolResultStartEvent(reply_id=run.reply_id, block_id=call.id, name=call.name))
     if run.announces(EventType.TOOL_RESULT_END):
@@ -108,6 +110,19 @@ def _answered(
             ToolResultEndEvent(reply_id=run.reply_id, block_id=call.id, tool_result=answer)
         )
     return events
+
+
+async def _claim(
+    run: Run, to_run: list[tuple[ToolCallBlock, ToolBase, dict[str, Any] | None]]
+) -> tuple[AgentEvent, ...]:
+    """The claim: mark the batch's calls running and save (a racing worker fails here).
+
+    Returns the events of a model step saved with the claim, to announce now.
+    """
+    for call, _, _ in to_run:
+        put(call, "state", ToolCallState.RUNNING)
+    await run.save()
+    return run.released()
 
 
 def _lone_call(

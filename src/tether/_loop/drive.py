@@ -117,16 +117,26 @@ async def drive(run: Run, inputs: Any) -> AsyncIterator[AgentEvent]:
     """Start (or resume, or continue) the reply, then step until it ends or pauses."""
     agent = run.agent
     run.start()
+    before = run.state.reply
     started = await begin_reply(run, inputs, agent.name, agent.react_config.on_rejection)
     run.reply_id = run.cursor.reply_id
+    # Only the run that started the reply may derive its blocks' ids (`places`).
+    run.derives_ids = before is None or before.reply_id != run.reply_id
     await run.save()
     for event in started:
         yield event
     while True:
         action = next_action(run.state, agent.react_config)
+        if run.deferred and not isinstance(action, Act | Pause):
+            # Reasoning and finishing await outside the loop: a deferred save point first.
+            await run.save()
+            for event in run.released():
+                yield event
         match action:
             case Pause():
                 await run.save()
+                for event in run.released():  # a model step saved with the pause
+                    yield event
                 for event in pause_events(run.reply_id, action.asking, action.submitted):
                     yield event
                 return

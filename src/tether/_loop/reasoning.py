@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from tether._loop.next_action import Reason
+from tether._loop.places import assembler_for, streamed
 from tether._loop.reply import commit_step
 from tether._loop.results import CallIds
 from tether._loop.run import STRUCTURED_TOOL, Run
@@ -18,7 +19,6 @@ from tether.model import (
     ChatRequest,
     NamedToolChoice,
     RetryNotice,
-    StreamAssembler,
     ToolCallDelta,
     ToolChoice,
     stream_with_retries,
@@ -82,7 +82,7 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
     )
     if run.announces(EventType.MODEL_CALL_START):
         yield ModelCallStartEvent(reply_id=reply_id, model_name=agent.model.model_name)
-    assembler = StreamAssembler(reply_id, emit=run.announces(EventType.TEXT_BLOCK_DELTA))
+    assembler = assembler_for(run, emit=run.announces(EventType.TEXT_BLOCK_DELTA))
     policy = agent.model_config.policy()
     model_name = agent.model.model_name
     ids, hooks = CallIds(state), agent.middlewares
@@ -101,6 +101,7 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
     try:  # a stopped reply stops the provider's stream now
         async for item in stream:
             if isinstance(item, RetryNotice):
+                run.derives_ids = False  # a step tried again: fresh block ids from here on
                 model_name = item.next_model_name
                 yield ModelRetryEvent(
                     reply_id=reply_id,
@@ -114,15 +115,23 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
             for event in assembler.feed(ids.fix(item) if type(item) is ToolCallDelta else item):
                 yield event
     except BaseException:
+        run.derives_ids = False  # the step failed: no later block of this run derives its id
+        streamed(run, assembler)
         await close_stream(stream)
         raise
     for event in assembler.close():
         yield event
+    streamed(run, assembler)
     response = assembler.response(model_name)
     commit_step(state, response.content, response.usage, forced_final=action.forced_final)
+    end = assembler.end_event(model_name) if run.announces(EventType.MODEL_CALL_END) else None
+    if run.claims_at_once(view):  # one write with the acting step's first save point
+        run.held = () if end is None else (end,)
+        await run.save(merge=True)
+        return
     await run.save()
-    if run.announces(EventType.MODEL_CALL_END):
-        yield assembler.end_event(model_name)
+    if end is not None:
+        yield end
 
 
 async def compress_now(agent: Agent, config: ContextConfig) -> AgentEvent | None:

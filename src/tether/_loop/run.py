@@ -12,8 +12,10 @@ from tether._loop.checkpoint import Snapshot, restore, snapshot
 from tether._loop.results import STRUCTURED_TOOL, store_result
 from tether._loop.structured import reply_view
 from tether.context import fit_tool_result
-from tether.event import EventType
-from tether.message import Msg, ToolCallBlock, ToolResultBlock
+from tether.event import AgentEvent, EventType
+from tether.message import Msg, ToolCallBlock, ToolCallState, ToolResultBlock
+from tether.middleware import overrides
+from tether.middleware._chain import has_hook
 from tether.state import AgentState, Checkpoint, ReplyCursor
 from tether.tool import ToolBase, ToolkitView
 
@@ -45,6 +47,16 @@ _FOR_HOOKS = frozenset({EventType.TOOL_RESULT_END, EventType.REPLY_END})
 from `Run.final` when no hook hears the events)."""
 _UNHEARD = _FOR_WATCHERS | _FOR_HOOKS
 _EVERY: frozenset[EventType] = frozenset()
+_PENDING = ToolCallState.PENDING
+
+
+def _checks_locally(tool: ToolBase) -> bool:
+    """Whether the tool's own permission check is one of ours (they await nothing outside).
+
+    A tool of the caller's that overrides `check_permissions` may await anything.
+    """
+    check = type(tool).check_permissions
+    return getattr(check, "__module__", "").startswith("tether.")
 
 
 @dataclass(slots=True)
@@ -70,6 +82,16 @@ class Run:
     """The state as of the last successful checkpoint (kept only with a checkpoint)."""
     failed: bool = False
     """A checkpoint raised: the reply stops and the state goes back to `saved`."""
+    derives_ids: bool = False
+    """This run started the reply and no step of it failed or was retried: its text and
+    thinking blocks may take ids derived from their places (`tether._loop.places`)."""
+    next_place: int = 0
+    """Every place of the reply's message below this one had a block streamed in this run."""
+    deferred: bool = False
+    """The last save point was deferred (`save(merge=True)`): the next save writes it too."""
+    held: tuple[AgentEvent, ...] = ()
+    """The events of a deferred save point: announced once the save that writes it is done
+    (`released`), so nothing reaches the caller between the two save points."""
     skipped: frozenset[EventType] = field(init=False, default=_EVERY)
     """The events this drive does not build (see `announces`)."""
 
@@ -100,16 +122,63 @@ class Run:
         if self.checkpoint is not None:
             self.saved = snapshot(self.state)
 
-    async def save(self) -> None:
-        """A save point: await the checkpoint; if it raises, the reply stops here."""
+    async def save(self, *, merge: bool = False) -> None:
+        """A save point: await the checkpoint; if it raises, the reply stops here.
+
+        `merge=True` defers it to the next save point, which writes both in one write
+        (only where nothing outside the loop is awaited in between: `claims_at_once`). A
+        crash before that write loses both; a failing one rolls back to `saved`, the
+        state before the deferred one.
+        """
         if self.checkpoint is None or self.failed:
             return
+        if merge:
+            self.deferred = True
+            return
+        self.deferred = False
         try:
             await self.checkpoint(self.state)
         except Exception:
             self.failed = True
             raise
         self.saved = snapshot(self.state)
+
+    def released(self) -> tuple[AgentEvent, ...]:
+        """The events held back for a deferred save point, once it is written (else none)."""
+        if self.deferred or not self.held:
+            return ()
+        held, self.held = self.held, ()
+        return held
+
+    def claims_at_once(self, view: ToolkitView) -> bool:
+        """Whether the model step just committed may share its save point with the claim.
+
+        True when its calls are pending and the acting step that follows reaches its
+        first save point (the batch's claim, a refused call's result, or the pause)
+        awaiting nothing outside the loop: no tool source (the acting step's view would
+        ask them), no `on_check_permission` hook (it may await anything), no `on_reasoning`
+        hook (it runs between the two steps), and only our own permission checks for the
+        called tools. Nothing reaches the caller in between either: the step's own event
+        is held (`held`) until the merged save is written.
+        """
+        if self.checkpoint is None or self.failed:
+            return False
+        msg = self.state.reply_msg()
+        if msg is None or view.sources:
+            return False
+        pending = [b for b in msg.content if type(b) is ToolCallBlock and b.state is _PENDING]
+        if not pending:
+            return False
+        hooks = self.agent.middlewares
+        if hooks and (
+            has_hook(hooks, "on_reasoning")
+            or any(overrides(mw, "on_check_permission") for mw in hooks)
+        ):
+            return False
+        tools = view.tools
+        return all(
+            (tool := tools.get(call.name)) is None or _checks_locally(tool) for call in pending
+        )
 
     def roll_back(self) -> None:
         """After a failed checkpoint: the state as it was at the last successful one."""
@@ -139,5 +208,7 @@ class Run:
 
     async def commit_and_save(self, call: ToolCallBlock, result: ToolResultBlock) -> None:
         """Put a call's result into the reply, then reach the save point that follows."""
+        if self.deferred and self.agent.offloader is not None:
+            await self.save()  # the offloader may write outside the loop: the step first
         await self.commit(call, result)
         await self.save()
