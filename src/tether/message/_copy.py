@@ -27,7 +27,6 @@ _set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
 _set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
 _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 _ATOMS = (str, int, float, bool, bytes, type(None))
-_MISSING = object()
 _NOT_COPIED = frozenset({"__weakref__", "_json_memo"})
 """Slots a copy starts without (`_json_memo` describes the original's objects)."""
 _PLANS: dict[type[BaseModel], tuple[tuple[str, ...], tuple[Any, ...]]] = {}
