@@ -22,57 +22,68 @@ __all__ = ["detached"]
 M = TypeVar("M", bound=BaseModel)
 _new = object.__new__
 _set = object.__setattr__
+# pydantic's own slots, written through their descriptors (no attribute lookup by name)
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 _ATOMS = (str, int, float, bool, bytes, type(None))
-_MISSING = object()
-_SLOTS: dict[type, tuple[str, ...]] = {}
 _NOT_COPIED = frozenset({"__weakref__", "_json_memo"})
 """Slots a copy starts without (`_json_memo` describes the original's objects)."""
-_MUTABLE_FIELDS: dict[type[BaseModel], tuple[str, ...]] = {}
-"""Per model class, the fields whose values may be mutable (worked out once per class)."""
+_PLANS: dict[type[BaseModel], tuple[tuple[str, ...], tuple[Any, ...]]] = {}
+"""Per model class (worked out once): the fields whose values may be mutable, and the
+descriptors of the slots it adds to pydantic's (e.g. `Msg._structured_output`)."""
 
 
 def detached(model: M) -> M:
     """A copy of `model` whose lists, dicts and mutable nested models are copies too."""
     cls = type(model)
-    fields = _MUTABLE_FIELDS.get(cls)
-    if fields is None:
-        fields = _MUTABLE_FIELDS[cls] = tuple(
-            name for name, info in cls.model_fields.items() if not _immutable(info.annotation)
-        )
+    plan = _PLANS.get(cls)
+    if plan is None:
+        plan = _plan(cls)
+    fields, slots = plan
     values = model.__dict__.copy()
     for name in fields:
         values[name] = _item(values[name])
     new = _new(cls)
     _set(new, "__dict__", values)
-    _set(new, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))
+    _set_fields_set(new, set(model.__pydantic_fields_set__))
     extra, private = model.__pydantic_extra__, model.__pydantic_private__
-    _set(new, "__pydantic_extra__", None if extra is None else copy.deepcopy(extra))
+    _set_extra(new, None if extra is None else copy.deepcopy(extra))
     # Private attributes hold loop-made values (a validated structured answer): shared.
-    _set(new, "__pydantic_private__", None if private is None else dict(private))
-    for slot in _slots(cls):
-        if (value := getattr(model, slot, _MISSING)) is not _MISSING:
-            _set(new, slot, value)
+    _set_private(new, None if private is None else dict(private))
+    for slot in slots:  # read through the slot's descriptor: an unset one raises at once
+        try:
+            value = slot.__get__(model)
+        except AttributeError:
+            continue
+        slot.__set__(new, value)
     return new
 
 
-def _slots(cls: type) -> tuple[str, ...]:
-    """The `__slots__` a model class adds to pydantic's (e.g. `Msg._structured_output`)."""
-    found = _SLOTS.get(cls)
-    if found is None:
-        found = _SLOTS[cls] = tuple(
-            name
-            for klass in cls.__mro__
-            if issubclass(klass, BaseModel) and klass is not BaseModel
-            for name in klass.__dict__.get("__slots__", ())
-            if name not in _NOT_COPIED
-        )
-    return found
+def _plan(cls: type[BaseModel]) -> tuple[tuple[str, ...], tuple[Any, ...]]:
+    """What copying a model of `cls` takes: its possibly mutable fields, its own slots."""
+    fields = tuple(
+        name for name, info in cls.model_fields.items() if not _immutable(info.annotation)
+    )
+    slots = tuple(
+        klass.__dict__[name]
+        for klass in cls.__mro__
+        if issubclass(klass, BaseModel) and klass is not BaseModel
+        for name in klass.__dict__.get("__slots__", ())
+        if name not in _NOT_COPIED
+    )
+    plan = _PLANS[cls] = (fields, slots)
+    return plan
 
 
 def _item(value: Any) -> Any:
+    if value is None:
+        return None
     kind = type(value)
     if kind is list:
         return [_item(v) for v in value] if value else []
+    if kind in _PLANS:  # a model class copied before (the blocks of a message)
+        return detached(value)
     if kind is dict:  # JSON-like data (metadata): copied level by level, no deepcopy memo
         return {k: _item(v) for k, v in value.items()} if value else {}
     if isinstance(value, _ATOMS):  # str-based enums included
