@@ -1,5 +1,7 @@
 """Events the loop and the stream assembler build from values that are already right.
 
+Public as `tether.event.trusted_events` (`trusted_events.reply_start(reply_id, name)`).
+
 An event's constructor validates what it is given, and the loop's and the assembler's
 events are many (19 in a reply with two tool calls) while their values were validated
 before: ids and names come from validated blocks, the nested blocks and messages are

@@ -12,15 +12,7 @@ from tether.event import (
     ThinkingBlockDeltaEvent,
     ToolCallDeltaEvent,
     delta_maker,
-)
-from tether.event._trusted import (
-    model_call_end,
-    text_block_end,
-    text_block_start,
-    thinking_block_end,
-    thinking_block_start,
-    tool_call_end,
-    tool_call_start,
+    trusted_events,
 )
 from tether.message import (
     ChatUsage,
@@ -128,10 +120,10 @@ class StreamAssembler:
         self._open = block
         if self.emit:
             if isinstance(block, TextBlock):
-                events.append(text_block_start(self.reply_id, block.id))
+                events.append(trusted_events.text_block_start(self.reply_id, block.id))
                 self._make = delta_maker(TextBlockDeltaEvent, self.reply_id, block.id)
             else:
-                events.append(thinking_block_start(self.reply_id, block.id))
+                events.append(trusted_events.thinking_block_start(self.reply_id, block.id))
                 self._make = delta_maker(ThinkingBlockDeltaEvent, self.reply_id, block.id)
         return events
 
@@ -145,12 +137,14 @@ class StreamAssembler:
         if isinstance(block, TextBlock):
             block.text = text
             if self.emit:
-                return [text_block_end(self.reply_id, block.id)]
+                return [trusted_events.text_block_end(self.reply_id, block.id)]
         else:
             block.thinking = text
             if self.emit:
                 return [
-                    thinking_block_end(self.reply_id, block.id, block.signature, block.redacted)
+                    trusted_events.thinking_block_end(
+                        self.reply_id, block.id, block.signature, block.redacted
+                    )
                 ]
         return []
 
@@ -196,7 +190,7 @@ class StreamAssembler:
             self._args[delta.index] = []
             self.blocks.append(call)
             if self.emit:
-                events.append(tool_call_start(self.reply_id, call.id, call.name))
+                events.append(trusted_events.tool_call_start(self.reply_id, call.id, call.name))
                 self._makers[delta.index] = delta_maker(ToolCallDeltaEvent, self.reply_id, call.id)
         elif delta.name and not call.name:
             call.name = delta.name
@@ -215,7 +209,7 @@ class StreamAssembler:
             arguments = "".join(self._args[index])
             call.input = arguments if arguments.strip() else "{}"
             if self.emit:
-                events.append(tool_call_end(self.reply_id, call.id, detached(call)))
+                events.append(trusted_events.tool_call_end(self.reply_id, call.id, detached(call)))
         return events
 
     def response(self, model_name: str = "") -> ChatResponse:
@@ -230,7 +224,7 @@ class StreamAssembler:
     def end_event(self, model_name: str) -> ModelCallEndEvent:
         """The MODEL_CALL_END event of this answer: the model, its usage, why it stopped."""
         usage = self._priced(model_name)
-        return model_call_end(
+        return trusted_events.model_call_end(
             self.reply_id,
             model_name,
             usage,
