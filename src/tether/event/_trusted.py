@@ -126,7 +126,7 @@ _build: dict[type[Any], Build] = {cls: _first(cls) for cls in _CLASSES}
 
 def reply_start(reply_id: str, name: str) -> ReplyStartEvent:
     """`ReplyStartEvent(reply_id=reply_id, name=name)`."""
-    return _build[ReplyStartEvent](
+    event: ReplyStartEvent = _build[ReplyStartEvent](
         (
             {
                 "reply_id": reply_id,
@@ -139,11 +139,12 @@ def reply_start(reply_id: str, name: str) -> ReplyStartEvent:
             {"reply_id", "name"},
         )
     )
+    return event
 
 
 def reply_end(reply_id: str, msg: Msg) -> ReplyEndEvent:
     """`ReplyEndEvent(reply_id=reply_id, msg=msg)` (`msg` itself, as validation keeps it)."""
-    return _build[ReplyEndEvent](
+    event: ReplyEndEvent = _build[ReplyEndEvent](
         (
             {
                 "reply_id": reply_id,
@@ -156,11 +157,12 @@ def reply_end(reply_id: str, msg: Msg) -> ReplyEndEvent:
             {"reply_id", "msg"},
         )
     )
+    return event
 
 
 def model_call_start(reply_id: str, model_name: str) -> ModelCallStartEvent:
     """`ModelCallStartEvent(reply_id=reply_id, model_name=model_name)`."""
-    return _build[ModelCallStartEvent](
+    event: ModelCallStartEvent = _build[ModelCallStartEvent](
         (
             {
                 "reply_id": reply_id,
@@ -173,6 +175,7 @@ def model_call_start(reply_id: str, model_name: str) -> ModelCallStartEvent:
             {"reply_id", "model_name"},
         )
     )
+    return event
 
 
 def model_call_end(
@@ -197,7 +200,7 @@ def model_call_end(
             stop_reason=stop_reason,
             cost=cost,
         )
-    return _build[ModelCallEndEvent](
+    event: ModelCallEndEvent = _build[ModelCallEndEvent](
         (
             {
                 "reply_id": reply_id,
@@ -213,11 +216,12 @@ def model_call_end(
             {"reply_id", "model_name", "usage", "stop_reason", "cost"},
         )
     )
+    return event
 
 
 def text_block_start(reply_id: str, block_id: str) -> TextBlockStartEvent:
     """`TextBlockStartEvent(reply_id=reply_id, block_id=block_id)`."""
-    return _build[TextBlockStartEvent](
+    event: TextBlockStartEvent = _build[TextBlockStartEvent](
         (
             {
                 "reply_id": reply_id,
@@ -230,11 +234,12 @@ def text_block_start(reply_id: str, block_id: str) -> TextBlockStartEvent:
             {"reply_id", "block_id"},
         )
     )
+    return event
 
 
 def text_block_end(reply_id: str, block_id: str) -> TextBlockEndEvent:
     """`TextBlockEndEvent(reply_id=reply_id, block_id=block_id)`."""
-    return _build[TextBlockEndEvent](
+    event: TextBlockEndEvent = _build[TextBlockEndEvent](
         (
             {
                 "reply_id": reply_id,
@@ -247,11 +252,12 @@ def text_block_end(reply_id: str, block_id: str) -> TextBlockEndEvent:
             {"reply_id", "block_id"},
         )
     )
+    return event
 
 
 def thinking_block_start(reply_id: str, block_id: str) -> ThinkingBlockStartEvent:
     """`ThinkingBlockStartEvent(reply_id=reply_id, block_id=block_id)`."""
-    return _build[ThinkingBlockStartEvent](
+    event: ThinkingBlockStartEvent = _build[ThinkingBlockStartEvent](
         (
             {
                 "reply_id": reply_id,
@@ -264,13 +270,14 @@ def thinking_block_start(reply_id: str, block_id: str) -> ThinkingBlockStartEven
             {"reply_id", "block_id"},
         )
     )
+    return event
 
 
 def thinking_block_end(
     reply_id: str, block_id: str, signature: str | None, redacted: bool
 ) -> ThinkingBlockEndEvent:
     """`ThinkingBlockEndEvent(reply_id=, block_id=, signature=, redacted=)`, all given."""
-    return _build[ThinkingBlockEndEvent](
+    event: ThinkingBlockEndEvent = _build[ThinkingBlockEndEvent](
         (
             {
                 "reply_id": reply_id,
@@ -285,11 +292,12 @@ def thinking_block_end(
             {"reply_id", "block_id", "signature", "redacted"},
         )
     )
+    return event
 
 
 def tool_call_start(reply_id: str, block_id: str, name: str) -> ToolCallStartEvent:
     """`ToolCallStartEvent(reply_id=reply_id, block_id=block_id, name=name)`."""
-    return _build[ToolCallStartEvent](
+    event: ToolCallStartEvent = _build[ToolCallStartEvent](
         (
             {
                 "reply_id": reply_id,
@@ -303,11 +311,12 @@ def tool_call_start(reply_id: str, block_id: str, name: str) -> ToolCallStartEve
             {"reply_id", "block_id", "name"},
         )
     )
+    return event
 
 
 def tool_call_end(reply_id: str, block_id: str, tool_call: ToolCallBlock) -> ToolCallEndEvent:
     """`ToolCallEndEvent(reply_id=, block_id=, tool_call=)` (`tool_call` itself)."""
-    return _build[ToolCallEndEvent](
+    event: ToolCallEndEvent = _build[ToolCallEndEvent](
         (
             {
                 "reply_id": reply_id,
@@ -321,11 +330,12 @@ def tool_call_end(reply_id: str, block_id: str, tool_call: ToolCallBlock) -> Too
             {"reply_id", "block_id", "tool_call"},
         )
     )
+    return event
 
 
 def tool_result_start(reply_id: str, block_id: str, name: str) -> ToolResultStartEvent:
     """`ToolResultStartEvent(reply_id=reply_id, block_id=block_id, name=name)`."""
-    return _build[ToolResultStartEvent](
+    event: ToolResultStartEvent = _build[ToolResultStartEvent](
         (
             {
                 "reply_id": reply_id,
@@ -339,13 +349,14 @@ def tool_result_start(reply_id: str, block_id: str, name: str) -> ToolResultStar
             {"reply_id", "block_id", "name"},
         )
     )
+    return event
 
 
 def tool_result_end(
     reply_id: str, block_id: str, tool_result: ToolResultBlock
 ) -> ToolResultEndEvent:
     """`ToolResultEndEvent(reply_id=, block_id=, tool_result=)` (`tool_result` itself)."""
-    return _build[ToolResultEndEvent](
+    event: ToolResultEndEvent = _build[ToolResultEndEvent](
         (
             {
                 "reply_id": reply_id,
@@ -359,3 +370,4 @@ def tool_result_end(
             {"reply_id", "block_id", "tool_result"},
         )
     )
+    return event
