@@ -1,5 +1,6 @@
 """Events: what an agent streams while it works, and what resumes a paused reply."""
 
+from tether.event import _trusted as trusted_events
 from tether.event._deltas import delta_maker
 from tether.event._events import (
     AgentEvent,
@@ -78,4 +79,5 @@ __all__ = [
     "fold_event",
     "fold_events",
     "pause_events_of",
+    "trusted_events",
 ]

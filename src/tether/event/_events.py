@@ -34,7 +34,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
-from tether._ids import new_id, now_iso
+from tether.event._stamps import event_id, event_time
 from tether.message import ChatUsage, Msg, ToolCallBlock, ToolResultBlock, ToolResultState
 from tether.permission import PermissionRule
 
@@ -114,9 +114,9 @@ class EventBase(BaseModel):
 
     reply_id: str
     """The reply this event belongs to."""
-    id: str = Field(default_factory=new_id)
+    id: str = Field(default_factory=event_id)
     """Event id (SSE clients resume from it)."""
-    created_at: str = Field(default_factory=now_iso)
+    created_at: str = Field(default_factory=event_time)
     """ISO 8601 time the event was made (UTC, microseconds). The delta events of one block
     made within a millisecond of each other may share the first one's time."""
 

@@ -9,15 +9,10 @@ from tether.event import (
     AgentEvent,
     ModelCallEndEvent,
     TextBlockDeltaEvent,
-    TextBlockEndEvent,
-    TextBlockStartEvent,
     ThinkingBlockDeltaEvent,
-    ThinkingBlockEndEvent,
-    ThinkingBlockStartEvent,
     ToolCallDeltaEvent,
-    ToolCallEndEvent,
-    ToolCallStartEvent,
     delta_maker,
+    trusted_events,
 )
 from tether.message import (
     ChatUsage,
@@ -125,12 +120,11 @@ class StreamAssembler:
         self._open = block
         if self.emit:
             if isinstance(block, TextBlock):
-                start: type[AgentEvent] = TextBlockStartEvent
+                events.append(trusted_events.text_block_start(self.reply_id, block.id))
                 self._make = delta_maker(TextBlockDeltaEvent, self.reply_id, block.id)
             else:
-                start = ThinkingBlockStartEvent
+                events.append(trusted_events.thinking_block_start(self.reply_id, block.id))
                 self._make = delta_maker(ThinkingBlockDeltaEvent, self.reply_id, block.id)
-            events.append(start(reply_id=self.reply_id, block_id=block.id))  # type: ignore[call-arg]  # both take these
         return events
 
     def _close_open(self) -> list[AgentEvent]:
@@ -143,16 +137,13 @@ class StreamAssembler:
         if isinstance(block, TextBlock):
             block.text = text
             if self.emit:
-                return [TextBlockEndEvent(reply_id=self.reply_id, block_id=block.id)]
+                return [trusted_events.text_block_end(self.reply_id, block.id)]
         else:
             block.thinking = text
             if self.emit:
                 return [
-                    ThinkingBlockEndEvent(
-                        reply_id=self.reply_id,
-                        block_id=block.id,
-                        signature=block.signature,
-                        redacted=block.redacted,
+                    trusted_events.thinking_block_end(
+                        self.reply_id, block.id, block.signature, block.redacted
                     )
                 ]
         return []
@@ -199,9 +190,7 @@ class StreamAssembler:
             self._args[delta.index] = []
             self.blocks.append(call)
             if self.emit:
-                events.append(
-                    ToolCallStartEvent(reply_id=self.reply_id, block_id=call.id, name=call.name)
-                )
+                events.append(trusted_events.tool_call_start(self.reply_id, call.id, call.name))
                 self._makers[delta.index] = delta_maker(ToolCallDeltaEvent, self.reply_id, call.id)
         elif delta.name and not call.name:
             call.name = delta.name
@@ -220,11 +209,7 @@ class StreamAssembler:
             arguments = "".join(self._args[index])
             call.input = arguments if arguments.strip() else "{}"
             if self.emit:
-                events.append(
-                    ToolCallEndEvent(
-                        reply_id=self.reply_id, block_id=call.id, tool_call=detached(call)
-                    )
-                )
+                events.append(trusted_events.tool_call_end(self.reply_id, call.id, detached(call)))
         return events
 
     def response(self, model_name: str = "") -> ChatResponse:
@@ -239,12 +224,12 @@ class StreamAssembler:
     def end_event(self, model_name: str) -> ModelCallEndEvent:
         """The MODEL_CALL_END event of this answer: the model, its usage, why it stopped."""
         usage = self._priced(model_name)
-        return ModelCallEndEvent(
-            reply_id=self.reply_id,
-            model_name=model_name,
-            usage=usage,
-            stop_reason=self.stop_reason,
-            cost=usage.cost if usage is not None else None,
+        return trusted_events.model_call_end(
+            self.reply_id,
+            model_name,
+            usage,
+            self.stop_reason,
+            usage.cost if usage is not None else None,
         )
 
     def _priced(self, model_name: str) -> ChatUsage | None:
