@@ -25,6 +25,7 @@ from tether.event import (
     ReplyEndEvent,
     RequireExternalExecutionEvent,
     RequireUserConfirmEvent,
+    trusted_events,
 )
 from tether.message import Msg, detached
 from tether.middleware import ReplyCall, chain_iterator
@@ -188,7 +189,7 @@ async def finish(run: Run) -> list[AgentEvent]:
     if not run.announces(EventType.REPLY_END):  # `reply()` takes it from the run
         run.final = final
         return events
-    return [*events, ReplyEndEvent(reply_id=reply_id, msg=final)]
+    return [*events, trusted_events.reply_end(reply_id, final)]
 
 
 async def _rolled_back_on_failure(

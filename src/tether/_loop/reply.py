@@ -14,7 +14,7 @@ from tether._loop.pause import apply_resume, is_paused, validate_resume
 from tether._loop.results import STRUCTURED_TOOL, UNKNOWN_OUTCOME
 from tether._loop.run import Run
 from tether.errors import NothingToResumeError, ResumeError
-from tether.event import AgentEvent, EventType, ReplyStartEvent, ResumeEvent
+from tether.event import AgentEvent, EventType, ResumeEvent, trusted_events
 from tether.message import (
     AssistantMsg,
     ChatUsage,
@@ -66,7 +66,7 @@ async def begin_reply(
         reply_id = await start_reply(state, msgs, name, run.structured_model, run.commit)
         if not run.announces(EventType.REPLY_START):
             return []
-        return [ReplyStartEvent(reply_id=reply_id, name=name)]
+        return [trusted_events.reply_start(reply_id, name)]
     if state.reply is None:
         raise NothingToResumeError(
             "reply(None) continues a reply in progress, but there is none; "

@@ -11,9 +11,8 @@ from typing import Any
 
 from tether.event import (
     AgentEvent,
-    ToolResultEndEvent,
-    ToolResultStartEvent,
     ToolResultTextDeltaEvent,
+    trusted_events,
 )
 from tether.message import (
     DataBlock,
@@ -151,7 +150,7 @@ async def run_tool(
     """
     reply_id = context.reply_id
     if announce:
-        yield ToolResultStartEvent(reply_id=reply_id, block_id=call.id, name=call.name)
+        yield trusted_events.tool_result_start(reply_id, call.id, call.name)
     try:
         if arguments is None:
             arguments = parse_arguments(call.input)
@@ -168,4 +167,4 @@ async def run_tool(
             result = kept[0]
     except Exception as exc:  # a tool's failure is the model's to handle, and logged
         result = _failed(tool, call, exc)
-    yield ToolResultEndEvent(reply_id=reply_id, block_id=call.id, tool_result=result)
+    yield trusted_events.tool_result_end(reply_id, call.id, result)
