@@ -42,7 +42,11 @@ KNOWN_CYCLES: list[list[str]] = []
 # DESIGN allows the Toolkit's lazy import of `skill` for a plain path string (the seed's
 # `Toolkit(skills_or_loaders=["skills/"])` has no loader object to ask). The plugin
 # scheduler is built by `Plugin.scheduler_for`, so `tool/` no longer imports `plugin`.
-KNOWN_LAZY_CYCLE_BREAKERS = {("tool/_toolkit.py", "tether.skill")}
+KNOWN_LAZY_CYCLE_BREAKERS = {
+    ("tool/_toolkit.py", "tether.skill"),
+    # the default-ALLOW fast path compares a tool's check with `ToolBase`'s own, by identity
+    ("permission/_tool_check.py", "tether.tool._base"),
+}
 GROUND = ["message", "permission", "middleware", "credential", "shell"]
 
 

@@ -1,7 +1,8 @@
 """A streamed reply's events are what they were before events were built unvalidated.
 
 `fixtures/stream_events.json` was written by `stream_events_sample.py` on the tree before
-`tether.event._trusted` (every event validated): each event's class, fields-set and JSON,
+`tether.event._trusted` (every event validated; `2260a2e`, which already derives streamed
+text and thinking block ids from their places): each event's class, fields-set and JSON,
 ids numbered by first appearance and times replaced.
 """
 

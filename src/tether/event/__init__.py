@@ -1,6 +1,9 @@
 """Events: what an agent streams while it works, and what resumes a paused reply."""
 
-from tether.event import _trusted as trusted_events
+# `trusted_events`: the loop's and the assembler's unvalidated builders (their callers vouch
+# for the values). Importable for tether's own layers, deliberately not in `__all__` nor
+# documented: an application building events should use the validating constructors.
+from tether.event import _trusted as trusted_events  # noqa: F401
 from tether.event._deltas import delta_maker
 from tether.event._events import (
     AgentEvent,
@@ -79,5 +82,4 @@ __all__ = [
     "fold_event",
     "fold_events",
     "pause_events_of",
-    "trusted_events",
 ]

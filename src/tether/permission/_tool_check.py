@@ -78,9 +78,9 @@ _DEFAULT: tuple[Any, Callable[[], PermissionDecision]] | None = None
 def _defaults() -> tuple[Any, Callable[[], PermissionDecision]]:
     """`ToolBase.check_permissions` and its ALLOW (`tether.tool` imports this module)."""
     global _DEFAULT
-    from tether.tool._base import ToolBase, _allowed_by_default
+    import tether.tool._base as tool_base
 
-    _DEFAULT = (ToolBase.check_permissions, _allowed_by_default)
+    _DEFAULT = (tool_base.ToolBase.check_permissions, tool_base._allowed_by_default)
     return _DEFAULT
 
 
