@@ -44,8 +44,6 @@ KNOWN_CYCLES: list[list[str]] = []
 # scheduler is built by `Plugin.scheduler_for`, so `tool/` no longer imports `plugin`.
 KNOWN_LAZY_CYCLE_BREAKERS = {
     ("tool/_toolkit.py", "tether.skill"),
-    # the default-ALLOW fast path compares a tool's check with `ToolBase`'s own, by identity
-    ("permission/_tool_check.py", "tether.tool._base"),
 }
 GROUND = ["message", "permission", "middleware", "credential", "shell"]
 

@@ -24,6 +24,7 @@ checks it):
 - tether.middleware._chain
 - tether.permission._tool_check
 - tether.state._load
+- tether.tool._base
 """
 
 __all__: list[str] = []  # internal: nothing is exported

@@ -24,7 +24,7 @@ from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolRe
 from tether.middleware import ActingCall, PermissionCall, chain_iterator
 from tether.middleware._chain import close_stream, has_hook, has_rewriting_hook
 from tether.permission import PermissionBehavior, PermissionDecision
-from tether.permission._tool_check import decide_with_hooks
+from tether.permission._tool_check import decide_with_hooks, defers_to_tool
 from tether.tool import (
     ArgumentError,
     Emit,
@@ -35,6 +35,7 @@ from tether.tool import (
     result_of,
     run_tool,
 )
+from tether.tool._base import allowed_by_default, allows_every_call
 
 __all__ = ["act"]
 
@@ -162,7 +163,15 @@ async def _check(
             tool_input=args,
         )
 
-    decision = await decide_with_hooks(run.agent.middlewares, run.state, tool, args, record)
+    middlewares = run.agent.middlewares
+    if (
+        not (middlewares and has_hook(middlewares, "on_check_permission"))
+        and defers_to_tool(run.state.permission_context)
+        and allows_every_call(tool)
+    ):  # the engine's answer, known without asking it
+        decision = allowed_by_default()
+    else:
+        decision = await decide_with_hooks(middlewares, run.state, tool, args, record)
     if call.state is ToolCallState.PENDING:
         return _record_decision(call, tool, decision)
     # Confirmed (perhaps edited), checked again: the user may have edited the call into

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "decide_with_hooks",
+    "defers_to_tool",
     "remember_rules",
 ]
 
@@ -42,46 +43,19 @@ async def _decide_call(
     state: AgentState, tool: ToolBase, tool_input: dict[str, Any]
 ) -> PermissionDecision:
     """The engine's decision for a call of `tool` in session `state` (no hooks)."""
-    context = state.permission_context
-    if _allowed_outright(context, tool):
-        return _allowed_by_default()
-    engine = PermissionEngine(context)
+    engine = PermissionEngine(state.permission_context)
     return await engine.decide(tool, tool_input, state.tool_state.get(tool.name, _NO_TOOL_STATE))
 
 
-def _allowed_outright(context: PermissionContext, tool: ToolBase) -> bool:
-    """Whether the engine would answer the default check's ALLOW, known without asking it.
+def defers_to_tool(context: PermissionContext) -> bool:
+    """Whether the engine's decision in `context` is whatever the tool's own check says.
 
-    So it is when no deny or ask rule exists, the mode is not one that decides a call the
-    tool allowed (BYPASS, EXPLORE), and the tool keeps `ToolBase`'s own check without
-    `requires_confirmation` (which allows every call). The engine's order then ends at
-    "the tool's own check answering ALLOW → ALLOW" (tested against the engine).
+    So it is when no deny or ask rule exists and the mode is not one that decides a call
+    the tool allowed (BYPASS, EXPLORE): the engine's order then ends at the tool's own
+    check (an allow rule changes nothing once the tool allows). The loop skips the engine
+    for a tool whose check allows every call (tested against the engine).
     """
-    return (
-        not context.deny_rules
-        and not context.ask_rules
-        and context.mode not in _UNDECIDED_MODES
-        and type(tool).check_permissions is (_DEFAULT or _defaults())[0]
-        and not getattr(tool, "requires_confirmation", False)
-    )
-
-
-def _allowed_by_default() -> PermissionDecision:
-    """The default check's ALLOW (`ToolBase`'s own decision, one shared frozen value)."""
-    decision: PermissionDecision = (_DEFAULT or _defaults())[1]()
-    return decision
-
-
-_DEFAULT: tuple[Any, Callable[[], PermissionDecision]] | None = None
-
-
-def _defaults() -> tuple[Any, Callable[[], PermissionDecision]]:
-    """`ToolBase.check_permissions` and its ALLOW (`tether.tool` imports this module)."""
-    global _DEFAULT
-    import tether.tool._base as tool_base
-
-    _DEFAULT = (tool_base.ToolBase.check_permissions, tool_base._allowed_by_default)
-    return _DEFAULT
+    return not context.deny_rules and not context.ask_rules and context.mode not in _UNDECIDED_MODES
 
 
 async def decide_with_hooks(

@@ -22,7 +22,14 @@ if TYPE_CHECKING:
     from tether.event import AgentEvent
     from tether.state import AgentState
 
-__all__ = ["ToolBase", "ToolChunk", "ToolContext", "ToolOutput"]
+__all__ = [
+    "ToolBase",
+    "ToolChunk",
+    "ToolContext",
+    "ToolOutput",
+    "allowed_by_default",
+    "allows_every_call",
+]
 
 ToolOutput = str | ToolResultBlock | list[TextBlock | DataBlock]
 """What a tool may return: text, blocks, or a whole result (to set its state)."""
@@ -57,8 +64,11 @@ class ToolContext:
 
 
 @cache
-def _allowed_by_default() -> PermissionDecision:
-    # Built on first use: constructing it at import would build pydantic schemas early.
+def allowed_by_default() -> PermissionDecision:
+    """`ToolBase`'s own ALLOW (one shared frozen value).
+
+    Built on first use: constructing it at import would build pydantic schemas early.
+    """
     return PermissionDecision(behavior=PermissionBehavior.ALLOW, reason="allowed by default")
 
 
@@ -133,7 +143,7 @@ class ToolBase(ABC):
                 reason=f"{self.name} asks before each call",
                 suggested_rules=self.generate_suggestions(tool_input, context, tool_state),
             )
-        return _allowed_by_default()
+        return allowed_by_default()
 
     def match_rule(
         self,
@@ -167,3 +177,15 @@ class ToolBase(ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
+
+
+def allows_every_call(tool: ToolBase) -> bool:
+    """Whether `tool`'s own check allows every call: it keeps `ToolBase`'s, no confirming.
+
+    Its answer is then `allowed_by_default()` whatever the call (the loop relies on it to
+    skip the engine where the engine defers to the tool).
+    """
+    return (
+        type(tool).check_permissions is ToolBase.check_permissions
+        and not tool.requires_confirmation
+    )
