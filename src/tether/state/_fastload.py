@@ -244,9 +244,9 @@ def _finish_blocks(msg_id: str, content: list[Any]) -> list[Any]:
     """The blocks of one message, folded results unfolded after their run of calls.
 
     A folded result goes right after the run of calls it was written in, so each block's
-    place in the returned list is known when it is appended (a derived id needs it); only a
-    call's left-out state (answered by a result anywhere in the message?) and a result's
-    left-out name (the first call with its id) wait for the end of the message.
+    place in the returned list is known when it is appended (a derived id needs it). Only
+    a call's left-out state (finished if a result anywhere in the message answers it, else
+    pending) and a result's left-out name (its first call's) wait for the message's end.
     """
     plans, result_set, encode = _PLANS, _RESULT_SET, _ENCODE
     out: list[Any] = []
