@@ -23,6 +23,7 @@ import json.encoder
 from collections.abc import Callable
 from typing import Any
 
+from pydantic import BaseModel
 from pydantic_core import SchemaValidator, core_schema
 
 from tether._ids import derived_block_id
@@ -58,7 +59,13 @@ def _encoder() -> Callable[[Any], str]:
 
 _ENCODE = _encoder()
 _new = object.__new__
-_set = object.__setattr__
+# The slots written per loaded model, through their descriptors: what `object.__setattr__`
+# calls after looking the name up on the class (twice as fast for `__class__`).
+_set_class = object.__dict__["__class__"].__set__
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 _ID_KINDS = frozenset({"text", "thinking", "hint", "data"})
 _FINISHED, _PENDING = ToolCallState.FINISHED, ToolCallState.PENDING
 
@@ -113,7 +120,7 @@ _REAL: dict[type[Any], type[Any]] = {}
 
 
 def _unshadow(obj: Any) -> Any:
-    _set(obj, "__class__", _REAL[type(obj)])
+    _set_class(obj, _REAL[type(obj)])
     return obj
 
 
@@ -218,8 +225,8 @@ def _finish(context: list[Msg]) -> list[Msg]:
     plans = _PLANS
     for msg in context:
         cls, shared, _kind = plans[type(msg)]
-        _set(msg, "__class__", cls)
-        _set(msg, "__pydantic_fields_set__", shared)
+        _set_class(msg, cls)
+        _set_fields_set(msg, shared)
         values = msg.__dict__
         if values["name"] is None:
             values["name"] = values["role"]
@@ -233,10 +240,10 @@ def _finish(context: list[Msg]) -> list[Msg]:
 
 def _text(text: str, block_id: str) -> TextBlock:
     block = _new(TextBlock)
-    _set(block, "__dict__", {"type": "text", "text": text, "id": block_id})
-    _set(block, "__pydantic_fields_set__", _TEXT_SET)
-    _set(block, "__pydantic_extra__", None)
-    _set(block, "__pydantic_private__", None)
+    _set_dict(block, {"type": "text", "text": text, "id": block_id})
+    _set_fields_set(block, _TEXT_SET)
+    _set_extra(block, None)
+    _set_private(block, None)
     return block
 
 
@@ -257,8 +264,8 @@ def _finish_blocks(msg_id: str, content: list[Any]) -> list[Any]:
     names: dict[str, str] = {}
     for block in content:
         cls, shared, kind = plans[type(block)]
-        _set(block, "__class__", cls)
-        _set(block, "__pydantic_fields_set__", shared)
+        _set_class(block, cls)
+        _set_fields_set(block, shared)
         values = block.__dict__
         if kind == _CALL:
             call_id = values["id"]
@@ -316,10 +323,10 @@ def _result(call_id: str, name: str, result: Any, shared: set[str]) -> ToolResul
             "state": result.get("state", _SUCCESS),
             "metadata": result["metadata"] if "metadata" in result else {},
         }
-    _set(block, "__dict__", values)
-    _set(block, "__pydantic_fields_set__", shared)
-    _set(block, "__pydantic_extra__", None)
-    _set(block, "__pydantic_private__", None)
+    _set_dict(block, values)
+    _set_fields_set(block, shared)
+    _set_extra(block, None)
+    _set_private(block, None)
     return block
 
 
