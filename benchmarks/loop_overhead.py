@@ -5,7 +5,7 @@ both tools run, a second model call returns the final text. The same workload wr
 hand (`_floor.py`: dict messages, `asyncio.gather`, a JSON dump as the state) is measured
 in the same run, and every figure is also printed as a ratio to that floor.
 
-    python benchmarks/loop_overhead.py [--replies N]
+    python benchmarks/loop_overhead.py [--replies N] [--state]
 """
 
 from __future__ import annotations
@@ -172,6 +172,65 @@ async def state_figures(kind: str, rounds: int = 200) -> tuple[int, float]:
             _floor.load(_floor.dump(messages))
             times.append((time.perf_counter() - t0) * 1e6)
     return size, statistics.median(times)
+
+
+def _median_us(fn: Any, rounds: int) -> float:
+    times = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1e6)
+    return statistics.median(times)
+
+
+async def load_breakdown(rounds: int = 500, repeats: int = 5) -> list[tuple[str, float]]:
+    """Median µs of each part of a dump + load of the 10-reply state, and the floor's.
+
+    "compiled pass alone" is `_fastload`'s validator built with its Python fix-up
+    (`_finish`) replaced by the identity: pydantic-core's parse and validation of the whole
+    state, no Python step per message (its models keep their build-only classes).
+    """
+    from pydantic_core import from_json
+
+    from tether.state import _fastload
+
+    state, messages = await _tether_session(10), await _floor_session(10)
+    text, floor_text = state.model_dump_json(), _floor.dump(messages)
+    finish = _fastload._finish
+    _fastload._finish = lambda context: context
+    try:
+        bare = _fastload.fast_validator.__wrapped__(AgentState)
+    finally:
+        _fastload._finish = finish
+    full = _fastload.fast_validator(AgentState)
+    cases: dict[str, Any] = {
+        "floor: dump (json.dumps)": lambda: _floor.dump(messages),
+        "floor: load (json.loads)": lambda: _floor.load(floor_text),
+        "floor: dump + load": lambda: _floor.load(_floor.dump(messages)),
+        "json.loads of tether's JSON": lambda: json.loads(text),
+        "pydantic_core.from_json of tether's JSON": lambda: from_json(text),
+        "compiled pass alone (validate_json, no fix-up)": lambda: bare.validate_json(text),
+        "compiled pass + fix-up (_fastload)": lambda: full.validate_json(text),
+        "tether load (AgentState.model_validate_json)": lambda: AgentState.model_validate_json(
+            text
+        ),
+        "tether dump (model_dump_json, memos warm)": state.model_dump_json,
+        "tether dump + load": lambda: AgentState.model_validate_json(state.model_dump_json()),
+    }
+    got: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(repeats):  # interleaved: the VM's drift lands on every case alike
+        for name, fn in cases.items():
+            got[name].append(_median_us(fn, rounds))
+    return [(name, statistics.median(values)) for name, values in got.items()]
+
+
+async def print_state_only() -> None:
+    """`--state`: the state rows and the dump + load breakdown only (a quick mode)."""
+    rows = await _state_rows()
+    breakdown = await load_breakdown()
+    floor = dict(breakdown)["floor: dump + load"]
+    rows += [(name, f"{us:,.1f} µs", _ratio(us, floor), "") for name, us in breakdown]
+    _print(rows)
 
 
 def _rss() -> int:
@@ -403,6 +462,10 @@ async def main(replies: int) -> None:
             "(~0.85 on a quiet run)",
         ),
     ]
+    _print(rows)
+
+
+def _print(rows: list[Row]) -> None:
     width = max(len(r[0]) for r in rows)
     print(f"{'measure':<{width}}  {'value':>14}  {'× floor':>8}  target")
     print("-" * (width + 40))
@@ -413,9 +476,16 @@ async def main(replies: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--replies", type=int, default=2_000)
+    parser.add_argument(
+        "--state",
+        action="store_true",
+        help="only the state rows, and a dump + load breakdown (ratios to the floor's)",
+    )
     parser.add_argument("--memory", choices=["tether", "floor"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.memory:
         print(json.dumps(asyncio.run(memory_figures(args.memory))))
+    elif args.state:
+        asyncio.run(print_state_only())
     else:
         asyncio.run(main(args.replies))

@@ -112,3 +112,30 @@ def test_a_loaded_state_keeps_one_fields_set_per_class() -> None:
     sets = {id(b.__pydantic_fields_set__) for m in state.context for b in m.content}
     kinds = {type(b) for m in state.context for b in m.content}
     assert len(sets) == len(kinds)
+
+
+def _models(state: AgentState) -> list[Any]:
+    out: list[Any] = []
+    for msg in state.context:
+        out.append(msg)
+        for block in msg.content:
+            out.append(block)
+            if isinstance(block, ToolResultBlock) and not isinstance(block.output, str):
+                out += block.output
+    return out
+
+
+@pytest.mark.parametrize("index", range(len(_states())))
+def test_the_compiled_reader_builds_models_as_the_checked_path_does(index: int) -> None:
+    # Same values in the same order (repr, dumps and the JSON memo follow `__dict__`'s
+    # order), the same classes, and no value left for `_finish` to fill.
+    text = _states()[index].model_dump_json()
+    fast = fast_validator(AgentState).validate_json(text)
+    checked = AgentState.model_validate(json.loads(text))
+    pairs = list(zip(_models(fast), _models(checked), strict=True))
+    for got, want in pairs:
+        assert type(got) is type(want)
+        assert list(vars(got).items()) == list(vars(want).items())
+        assert None not in (got.__dict__.get(k, 0) for k in ("name", "id", "state"))
+        assert got.__pydantic_extra__ is None and got.__pydantic_private__ is None
+    assert fast.model_dump_json() == checked.model_dump_json() == text

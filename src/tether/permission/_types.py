@@ -53,6 +53,13 @@ def _coerce_rules(value: Any, behavior: PermissionBehavior) -> list[PermissionRu
     return rules
 
 
+_RULE_FIELDS = (
+    ("allow_rules", PermissionBehavior.ALLOW),
+    ("ask_rules", PermissionBehavior.ASK),
+    ("deny_rules", PermissionBehavior.DENY),
+)
+
+
 class PermissionContext(BaseModel):
     """Mode, working directories and rules: everything the engine decides from.
 
@@ -77,14 +84,12 @@ class PermissionContext(BaseModel):
 
     def __init__(self, **data: Any) -> None:
         # Parse text rules before pydantic validation, so a bad rule raises
-        # `PermissionRuleError` itself rather than a wrapped `ValidationError`.
-        for key, behavior in (
-            ("allow_rules", PermissionBehavior.ALLOW),
-            ("ask_rules", PermissionBehavior.ASK),
-            ("deny_rules", PermissionBehavior.DENY),
-        ):
-            if isinstance(data.get(key), list | tuple):
-                data[key] = _coerce_rules(data[key], behavior)
+        # `PermissionRuleError` itself rather than a wrapped `ValidationError`. (No data:
+        # the default context every new or loaded state without rules makes; nothing to do.)
+        if data:
+            for key, behavior in _RULE_FIELDS:
+                if isinstance(data.get(key), list | tuple):
+                    data[key] = _coerce_rules(data[key], behavior)
         super().__init__(**data)
 
     @field_validator("allow_rules", mode="before")

@@ -23,17 +23,15 @@ import json.encoder
 from collections.abc import Callable
 from typing import Any
 
+from pydantic import BaseModel
 from pydantic_core import SchemaValidator, core_schema
 
 from tether._ids import derived_block_id
 from tether.message import (
     AssistantMsg,
-    DataBlock,
-    HintBlock,
     Msg,
     SystemMsg,
     TextBlock,
-    ThinkingBlock,
     ToolCallBlock,
     ToolCallState,
     ToolResultBlock,
@@ -61,7 +59,13 @@ def _encoder() -> Callable[[Any], str]:
 
 _ENCODE = _encoder()
 _new = object.__new__
-_set = object.__setattr__
+# The slots written per loaded model, through their descriptors: what `object.__setattr__`
+# calls after looking the name up on the class (twice as fast for `__class__`).
+_set_class = object.__dict__["__class__"].__set__
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 _ID_KINDS = frozenset({"text", "thinking", "hint", "data"})
 _FINISHED, _PENDING = ToolCallState.FINISHED, ToolCallState.PENDING
 
@@ -116,7 +120,7 @@ _REAL: dict[type[Any], type[Any]] = {}
 
 
 def _unshadow(obj: Any) -> Any:
-    _set(obj, "__class__", _REAL[type(obj)])
+    _set_class(obj, _REAL[type(obj)])
     return obj
 
 
@@ -128,6 +132,8 @@ def _fields_of(model: Any) -> Any:
 
 
 def _model(cls: type[Any], fields: Any, title: str) -> Any:
+    kind = _CALL if cls is ToolCallBlock else _RESULT if cls is ToolResultBlock else _OTHER
+    _PLANS[_shadow(cls)] = (cls, shared_fields_set(cls), kind)
     return core_schema.model_schema(
         _shadow(cls),
         core_schema.model_fields_schema(fields, model_name=title),
@@ -213,13 +219,14 @@ def _finish(context: list[Msg]) -> list[Msg]:
     """Put back on the validated messages what the compact form left out (see module doc).
 
     The messages and blocks also get their real class back and their class's shared
-    fields-set (as `lighten` gives what joins a state).
+    fields-set (as `lighten` gives what joins a state). This runs once per model of the
+    state, so it is written for speed: one pass per message, plans looked up by class.
     """
-    real, sets = _REAL, _SETS
+    plans = _PLANS
     for msg in context:
-        cls = real[type(msg)]
-        _set(msg, "__class__", cls)
-        _set(msg, "__pydantic_fields_set__", sets[cls])
+        cls, shared, _kind = plans[type(msg)]
+        _set_class(msg, cls)
+        _set_fields_set(msg, shared)
         values = msg.__dict__
         if values["name"] is None:
             values["name"] = values["role"]
@@ -233,90 +240,99 @@ def _finish(context: list[Msg]) -> list[Msg]:
 
 def _text(text: str, block_id: str) -> TextBlock:
     block = _new(TextBlock)
-    _set(block, "__dict__", {"type": "text", "text": text, "id": block_id})
-    _set(block, "__pydantic_fields_set__", _SETS[TextBlock])
-    _set(block, "__pydantic_extra__", None)
-    _set(block, "__pydantic_private__", None)
+    _set_dict(block, {"type": "text", "text": text, "id": block_id})
+    _set_fields_set(block, _TEXT_SET)
+    _set_extra(block, None)
+    _set_private(block, None)
     return block
 
 
 def _finish_blocks(msg_id: str, content: list[Any]) -> list[Any]:
-    real, sets = _REAL, _SETS
+    """The blocks of one message, folded results unfolded after their run of calls.
+
+    A folded result goes right after the run of calls it was written in, so each block's
+    place in the returned list is known when it is appended (a derived id needs it). Only
+    a call's left-out state (finished if a result anywhere in the message answers it, else
+    pending) and a result's left-out name (its first call's) wait for the message's end.
+    """
+    plans, result_set, encode = _PLANS, _RESULT_SET, _ENCODE
     out: list[Any] = []
     folded: list[Any] = []
-    names: dict[str, str] = {}
     answered: set[str] = set()
+    undecided: list[dict[str, Any]] = []  # calls whose state was left out, unanswered yet
+    nameless: list[dict[str, Any]] = []  # results whose name was left out
+    names: dict[str, str] = {}
     for block in content:
-        kind = real[type(block)]
-        _set(block, "__class__", kind)
-        _set(block, "__pydantic_fields_set__", sets[kind])
-        if kind is ToolCallBlock:
-            values = block.__dict__
-            names.setdefault(values["id"], values["name"])
+        cls, shared, kind = plans[type(block)]
+        _set_class(block, cls)
+        _set_fields_set(block, shared)
+        values = block.__dict__
+        if kind == _CALL:
+            call_id = values["id"]
+            if call_id not in names:
+                names[call_id] = values["name"]
             result = values.pop("result")
             if type(values["input"]) is dict:
-                values["input"] = _ENCODE(values["input"])
+                values["input"] = encode(values["input"])
             if result is not None:
-                folded.append(_result(block, result))
-                answered.add(values["id"])
+                answered.add(call_id)
+                if values["state"] is None:
+                    values["state"] = _FINISHED
+                folded.append(_result(call_id, values["name"], result, result_set))
+            elif values["state"] is None:
+                undecided.append(values)
         else:
             if folded:
                 out += folded
                 folded = []
-            if kind is ToolResultBlock:
-                answered.add(block.__dict__["id"])
+            if kind == _RESULT:
+                answered.add(values["id"])
+                if values["name"] is None:
+                    nameless.append(values)
+            elif values["id"] is None:
+                values["id"] = derived_block_id(msg_id, len(out))
         out.append(block)
     out += folded
-    for i, block in enumerate(out):
-        kind = type(block)
-        values = block.__dict__
-        if kind is ToolCallBlock:
-            if values["state"] is None:
-                values["state"] = _FINISHED if values["id"] in answered else _PENDING
-        elif kind is ToolResultBlock:
-            if values["name"] is None:
-                name = names.get(values["id"])
-                if name is None:
-                    raise ValueError(f"tool result {values['id']!r} has no name and no call")
-                values["name"] = name
-        elif values["id"] is None:
-            values["id"] = derived_block_id(msg_id, i)
+    for values in undecided:
+        values["state"] = _FINISHED if values["id"] in answered else _PENDING
+    for values in nameless:
+        name = names.get(values["id"])
+        if name is None:
+            raise ValueError(f"tool result {values['id']!r} has no name and no call")
+        values["name"] = name
     return out
 
 
-def _result(call: ToolCallBlock, result: Any) -> ToolResultBlock:
+def _result(call_id: str, name: str, result: Any, shared: set[str]) -> ToolResultBlock:
     block = _new(ToolResultBlock)
-    values: dict[str, Any] = {
-        "type": "tool_result",
-        "id": call.id,
-        "name": call.name,
-        "output": "",
-        "state": _SUCCESS,
-        "metadata": {},
-    }
     if type(result) is str:
-        values["output"] = result
+        values: dict[str, Any] = {
+            "type": "tool_result",
+            "id": call_id,
+            "name": name,
+            "output": result,
+            "state": _SUCCESS,
+            "metadata": {},
+        }
     else:
-        values.update(result)
-    _set(block, "__dict__", values)
-    _set(block, "__pydantic_fields_set__", _SETS[ToolResultBlock])
-    _set(block, "__pydantic_extra__", None)
-    _set(block, "__pydantic_private__", None)
+        values = {
+            "type": "tool_result",
+            "id": call_id,
+            "name": name,
+            "output": result.get("output", ""),
+            "state": result.get("state", _SUCCESS),
+            "metadata": result["metadata"] if "metadata" in result else {},
+        }
+    _set_dict(block, values)
+    _set_fields_set(block, shared)
+    _set_extra(block, None)
+    _set_private(block, None)
     return block
 
 
 _SUCCESS = ToolResultBlock.model_fields["state"].default
-_SETS: dict[type[Any], set[str]] = {
-    cls: shared_fields_set(cls)
-    for cls in (
-        UserMsg,
-        AssistantMsg,
-        SystemMsg,
-        TextBlock,
-        ThinkingBlock,
-        HintBlock,
-        DataBlock,
-        ToolCallBlock,
-        ToolResultBlock,
-    )
-}
+_CALL, _RESULT, _OTHER = 1, 2, 0
+_PLANS: dict[type[Any], tuple[type[Any], set[str], int]] = {}
+"""Per message or block class this reader builds (a shadow, see `_model`): its real
+class, shared fields-set and kind."""
+_TEXT_SET, _RESULT_SET = shared_fields_set(TextBlock), shared_fields_set(ToolResultBlock)
