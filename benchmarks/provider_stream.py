@@ -9,7 +9,17 @@ also one event per delta (`reply_stream()`). Tether's share is the time it adds 
 alone, over the time through tether. No timers sit inside the stream, so none is counted
 as tether's. The assembler's own cost per chunk is measured apart, on the deltas of the
 same answer collected beforehand. Rounds interleave the three ways; the best of each is
-kept. Run: `PYTHONPATH=src python benchmarks/provider_stream.py [--chunks N] [--rounds R]`.
+kept, timed by the reading thread's CPU clock (`time.thread_time`: the server thread's
+work and waits for a core are not counted), so the machine's load moves it less.
+
+`--instructions` gives a load-proof figure instead: each way runs in its own process under
+`valgrind --tool=cachegrind` (the servers stay in this process, outside valgrind), once
+with `--few` and once with `--many` chunks; the difference divided by the extra chunks is
+what one chunk costs that way (start-up, imports and warm-up cancel out), and tether's
+share is what it adds to the SDK's per-chunk instructions. Run:
+
+    PYTHONPATH=src python benchmarks/provider_stream.py [--chunks N] [--rounds R]
+    PYTHONPATH=src python benchmarks/provider_stream.py --instructions [--few 200 --many 2200]
 """
 
 from __future__ import annotations
@@ -18,8 +28,13 @@ import argparse
 import asyncio
 import gc
 import json
+import os
+import re
+import subprocess
+import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -42,6 +57,8 @@ from tether.model import (
 )
 
 TOKEN = "tok "
+_clock = time.thread_time
+"""CPU seconds of the reading thread: neither the server thread nor the waits count."""
 
 
 def openai_body(n: int) -> tuple[str, bytes]:
@@ -215,21 +232,21 @@ REQUEST = ChatRequest([UserMsg("user", "go")])
 
 async def sdk_alone(model: Any, chunks: int) -> float:
     """Seconds to send the request and read every chunk through the SDK, and nothing else."""
-    start = time.perf_counter()
+    start = _clock()
     opened = await model._open(REQUEST)
     async for _ in opened.chunks:
         pass
-    return time.perf_counter() - start
+    return _clock() - start
 
 
 async def through_tether(model: Any, chunks: int, *, emit: bool) -> float:
     """Seconds for the same answer through `model.stream()` into the `StreamAssembler`."""
     assembler = StreamAssembler(reply_id="bench", emit=emit)
-    start = time.perf_counter()
+    start = _clock()
     async for delta in model.stream(REQUEST):
         assembler.feed(delta)
     assembler.close()
-    elapsed = time.perf_counter() - start
+    elapsed = _clock() - start
     text = assembler.blocks[0].text if assembler.blocks else ""  # type: ignore[union-attr]
     assert text == TOKEN * chunks, "the assembled text is wrong"
     return elapsed
@@ -239,11 +256,11 @@ async def assembler_alone(model: Any, *, emit: bool) -> float:
     """Seconds to feed the answer's deltas (collected beforehand) into a `StreamAssembler`."""
     deltas = [delta async for delta in model.stream(REQUEST)]
     assembler = StreamAssembler(reply_id="bench", emit=emit)
-    start = time.perf_counter()
+    start = _clock()
     for delta in deltas:
         assembler.feed(delta)
     assembler.close()
-    return time.perf_counter() - start
+    return _clock() - start
 
 
 async def bench(name: str, chunks: int, rounds: int) -> dict[str, Any]:
@@ -276,12 +293,114 @@ def share(row: dict[str, Any], key: str) -> str:
     return f"{max(row[key] - row['sdk'], 0.0) / row[key]:.1%}"
 
 
+WAYS = ("sdk", "blocks", "events")
+_REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
+
+
+async def child(name: str, warm_url: str, url: str, way: str, chunks: int) -> None:
+    """One way of reading `url`'s answer of `chunks` chunks, after a warm-up on `warm_url`.
+
+    Each URL ends in `#<its answer's chunks>`."""
+    warm_base, warm_chunks = warm_url.rsplit("#", 1)
+    warm = make_model(name, warm_base)
+    await sdk_alone(warm, 0)
+    await through_tether(warm, int(warm_chunks), emit=way == "events")
+    await warm.aclose()
+    model = make_model(name, url.rsplit("#", 1)[0])
+    if way == "sdk":
+        await sdk_alone(model, chunks)
+    else:
+        await through_tether(model, chunks, emit=way == "events")
+    await model.aclose()
+
+
+def instructions(name: str, warm_url: str, url: str, way: str, chunks: int) -> int:
+    """Instructions of a process reading one answer one way (valgrind, cachegrind)."""
+    out = subprocess.run(
+        [
+            "valgrind",
+            "--tool=cachegrind",
+            "--cache-sim=no",
+            "--cachegrind-out-file=/dev/null",
+            sys.executable,
+            __file__,
+            "--child",
+            name,
+            warm_url,
+            url,
+            way,
+            str(chunks),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+        check=True,
+    )
+    found = _REFS.search(out.stderr)
+    if found is None:
+        raise RuntimeError(f"no instruction count in valgrind's output:\n{out.stderr}")
+    return int(found.group(1).replace(",", ""))
+
+
+def per_chunk_instructions(name: str, few: int, many: int) -> dict[str, float]:
+    """Instructions per chunk of each way: (run of `many` - run of `few`) / (many - few)."""
+    servers = {n: serve(*BODIES[name](n)) for n in (few, many)}
+    urls = {n: f"http://127.0.0.1:{s.server_address[1]}#{n}" for n, s in servers.items()}
+    try:
+        jobs = [(way, n) for way in WAYS for n in (few, many)]
+        with ThreadPoolExecutor(2) as pool:  # the servers answer from this process's threads
+            counts = dict(
+                zip(
+                    jobs,
+                    pool.map(lambda job: instructions(name, urls[few], urls[job[1]], *job), jobs),
+                    strict=True,
+                )
+            )
+    finally:
+        for server in servers.values():
+            server.shutdown()
+    return {way: (counts[way, many] - counts[way, few]) / (many - few) for way in WAYS}
+
+
+def instruction_table(providers: list[str], few: int, many: int) -> None:
+    print(f"instructions per streamed chunk (runs of {many} minus runs of {few} chunks)\n")
+    print(
+        "| provider  | SDK alone | + blocks | + events | tether, blocks | tether, events "
+        "| tether share, blocks | tether share, events |"
+    )
+    print(
+        "|-----------|----------:|---------:|---------:|---------------:|---------------:"
+        "|---------------------:|---------------------:|"
+    )
+    for name in providers:
+        r = per_chunk_instructions(name, few, many)
+        sdk, blocks, events = r["sdk"], r["blocks"], r["events"]
+        print(
+            f"| {name:<9} | {sdk:9,.0f} | {blocks:8,.0f} | {events:8,.0f} "
+            f"| {blocks - sdk:14,.0f} | {events - sdk:14,.0f} "
+            f"| {(blocks - sdk) / blocks:>20.1%} | {(events - sdk) / events:>20.1%} |",
+            flush=True,
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--chunks", type=int, default=5000)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--instructions", action="store_true", help="count instructions instead")
+    parser.add_argument("--few", type=int, default=200)
+    parser.add_argument("--many", type=int, default=2200)
+    parser.add_argument("--providers", nargs="+", choices=list(BODIES), default=list(BODIES))
+    parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    rows = [asyncio.run(bench(name, args.chunks, args.rounds)) for name in BODIES]
+    if args.child:
+        name, warm_url, url, way, chunks = args.child
+        asyncio.run(child(name, warm_url, url, way, int(chunks)))
+        return
+    if args.instructions:
+        instruction_table(args.providers, args.few, args.many)
+        return
+    rows = [asyncio.run(bench(name, args.chunks, args.rounds)) for name in args.providers]
     print(f"{args.chunks} streamed text chunks per provider; best of {args.rounds} rounds")
     print("'blocks': the answer assembled into its message, as `reply()` does when no one")
     print("watches; 'events': also one pydantic event per delta, as `reply_stream()` does.\n")

@@ -115,7 +115,8 @@ def test_the_fast_build_is_used_even_after_the_class_was_built(cls: type) -> Non
     monkey = dict(_deltas._builders)
     _deltas._builders.pop(cls, None)
     try:
-        assert _deltas._builder(cls) is _deltas._unchecked[cls]
+        found = _deltas._builder(cls)
+        assert found is not None and found[0] is _deltas._unchecked[cls]
     finally:
         _deltas._builders.clear()
         _deltas._builders.update(monkey)

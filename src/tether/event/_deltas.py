@@ -61,9 +61,9 @@ _time_ns = time.time_ns
 _SHARED_NS = 1_000_000
 """Delta events of one block made within this many nanoseconds share their timestamp."""
 
-_builders: dict[type[Any], Callable[[tuple[Any, ...]], Any] | None] = {}
-"""Per event class, pydantic-core's build from a finished `__dict__` once checked (`None`:
-validate)."""
+_builders: dict[type[Any], tuple[Callable[[tuple[Any, ...]], Any], Any] | None] = {}
+"""Per event class, pydantic-core's build from a finished `__dict__` once checked, and the
+class's `type` (`None`: validate)."""
 _unchecked: dict[type[Any], Callable[[tuple[Any, ...]], Any]] = {
     cls: SchemaValidator(core_schema.model_schema(cls, core_schema.any_schema())).validate_python
     for cls in D.__constraints__
@@ -77,17 +77,32 @@ def _high_part(n: int) -> tuple[int, str]:
     return (n >> 8, f"{ID_PREFIX}{n >> 8:06x}")
 
 
-def _builder(cls: type[D]) -> Callable[[tuple[Any, ...]], D] | None:
-    """pydantic-core's build of `cls` from `(__dict__, extra, fields_set)`, if it is exact."""
+def _fields(
+    reply_id: str, event_id: str, created_at: str, block_id: str, kind: Any, delta: str
+) -> dict[str, Any]:
+    """A delta event's `__dict__`, in the order of its fields (`make`'s template's order)."""
+    return {
+        "reply_id": reply_id,
+        "id": event_id,
+        "created_at": created_at,
+        "block_id": block_id,
+        "type": kind,
+        "delta": delta,
+    }
+
+
+def _builder(cls: type[D]) -> tuple[Callable[[tuple[Any, ...]], D], Any] | None:
+    """pydantic-core's build of `cls` from `(__dict__, extra, fields_set)`, and its `type`.
+
+    `None` if that build is not exactly what validation makes.
+    """
     if cls in _builders:
         return _builders[cls]
     build = _unchecked[cls]
-    given = {"reply_id": "r", "block_id": "b", "delta": "d", "id": "i", "created_at": "t"}
-    expected = cls(**given)
-    fields = dict.fromkeys(cls.model_fields)
-    fields.update(expected.__dict__)
+    kind = cls.model_fields["type"].default
+    expected = cls(reply_id="r", block_id="b", delta="d", id="i", created_at="t")
     try:
-        made = build((fields, None, set(_GIVEN)))
+        made = build((_fields("r", "i", "t", "b", kind, "d"), None, set(_GIVEN)))
     except ValueError:  # pydantic's ValidationError: it validates instead of building
         made = None
     exact = (
@@ -99,7 +114,7 @@ def _builder(cls: type[D]) -> Callable[[tuple[Any, ...]], D] | None:
         and made.__pydantic_private__ is None
         and made == expected
     )
-    _builders[cls] = found = build if exact else None
+    _builders[cls] = found = (build, kind) if exact else None
     return found
 
 
@@ -112,13 +127,13 @@ def delta_maker(cls: type[D], reply_id: str, block_id: str) -> Callable[[str], D
     caller vouches that `reply_id`, `block_id` and every `delta` are `str`. The stream
     assembler makes one per block; a tool's output deltas can use one per call.
     """
-    build = _builder(cls)
-    if build is None:  # pydantic builds these differently now: validate each
+    found = _builders[cls] if cls in _builders else _builder(cls)
+    if found is None:  # pydantic builds these differently now: validate each
         return lambda delta: cls(reply_id=reply_id, block_id=block_id, delta=delta)
-    template = dict.fromkeys(cls.model_fields)
-    template.update(reply_id=reply_id, block_id=block_id, type=cls.model_fields["type"].default)
-    copy = template.copy
-
+    build, kind = found
+    template = {"reply_id": reply_id, "id": "", "created_at": "", "block_id": block_id}
+    template["type"], template["delta"] = kind, ""  # the order of `_fields`
+    copy = template.copy  # copying beats a dict display
     since = until = 0  # the span (ns) in which `stamp` is this block's time
     stamp = ""
 

@@ -9,7 +9,7 @@ validated instances (which validation keeps as they are), the reply id from the 
 These functions make the same events without validating again: pydantic-core builds the
 instance from a finished `__dict__` (a model schema whose inner schema takes the values as
 they are: the `model_construct` contract, in Rust), with the id and timestamp of
-`tether.event._stamps`.
+`tether.event._stamps.stamped`.
 
 The result is what the validated constructor called with the same arguments gives: the
 same class, the same `__dict__` in the same order (so the same JSON), the same fields-set,
@@ -40,7 +40,7 @@ from tether.event._events import (
     ToolResultEndEvent,
     ToolResultStartEvent,
 )
-from tether.event._stamps import event_id, event_time
+from tether.event._stamps import stamped
 from tether.message import ChatUsage, Msg, ToolCallBlock, ToolResultBlock
 
 __all__ = [
@@ -126,54 +126,29 @@ _build: dict[type[Any], Build] = {cls: _first(cls) for cls in _CLASSES}
 
 def reply_start(reply_id: str, name: str) -> ReplyStartEvent:
     """`ReplyStartEvent(reply_id=reply_id, name=name)`."""
-    event: ReplyStartEvent = _build[ReplyStartEvent](
-        (
-            {
-                "reply_id": reply_id,
-                "id": event_id(),
-                "created_at": event_time(),
-                "type": EventType.REPLY_START,
-                "name": name,
-            },
-            None,
-            {"reply_id", "name"},
-        )
-    )
+    fields = stamped(reply_id)
+    fields["type"] = EventType.REPLY_START
+    fields["name"] = name
+    event: ReplyStartEvent = _build[ReplyStartEvent]((fields, None, {"reply_id", "name"}))
     return event
 
 
 def reply_end(reply_id: str, msg: Msg) -> ReplyEndEvent:
     """`ReplyEndEvent(reply_id=reply_id, msg=msg)` (`msg` itself, as validation keeps it)."""
-    event: ReplyEndEvent = _build[ReplyEndEvent](
-        (
-            {
-                "reply_id": reply_id,
-                "id": event_id(),
-                "created_at": event_time(),
-                "type": EventType.REPLY_END,
-                "msg": msg,
-            },
-            None,
-            {"reply_id", "msg"},
-        )
-    )
+    fields = stamped(reply_id)
+    fields["type"] = EventType.REPLY_END
+    fields["msg"] = msg
+    event: ReplyEndEvent = _build[ReplyEndEvent]((fields, None, {"reply_id", "msg"}))
     return event
 
 
 def model_call_start(reply_id: str, model_name: str) -> ModelCallStartEvent:
     """`ModelCallStartEvent(reply_id=reply_id, model_name=model_name)`."""
+    fields = stamped(reply_id)
+    fields["type"] = EventType.MODEL_CALL_START
+    fields["model_name"] = model_name
     event: ModelCallStartEvent = _build[ModelCallStartEvent](
-        (
-            {
-                "reply_id": reply_id,
-                "id": event_id(),
-                "created_at": event_time(),
-                "type": EventType.MODEL_CALL_START,
-                "model_name": model_name,
-            },
-            None,
-            {"reply_id", "model_name"},
-        )
+        (fields, None, {"reply_id", "model_name"})
     )
     return event
 
@@ -200,75 +175,45 @@ def model_call_end(
             stop_reason=stop_reason,
             cost=cost,
         )
+    fields = stamped(reply_id)
+    fields["type"] = EventType.MODEL_CALL_END
+    fields["model_name"] = model_name
+    fields["usage"] = usage
+    fields["stop_reason"] = stop_reason
+    fields["cost"] = cost
     event: ModelCallEndEvent = _build[ModelCallEndEvent](
-        (
-            {
-                "reply_id": reply_id,
-                "id": event_id(),
-                "created_at": event_time(),
-                "type": EventType.MODEL_CALL_END,
-                "model_name": model_name,
-                "usage": usage,
-                "stop_reason": stop_reason,
-                "cost": cost,
-            },
-            None,
-            {"reply_id", "model_name", "usage", "stop_reason", "cost"},
-        )
+        (fields, None, {"reply_id", "model_name", "usage", "stop_reason", "cost"})
     )
     return event
 
 
 def text_block_start(reply_id: str, block_id: str) -> TextBlockStartEvent:
     """`TextBlockStartEvent(reply_id=reply_id, block_id=block_id)`."""
+    fields = stamped(reply_id)
+    fields["block_id"] = block_id
+    fields["type"] = EventType.TEXT_BLOCK_START
     event: TextBlockStartEvent = _build[TextBlockStartEvent](
-        (
-            {
-                "reply_id": reply_id,
-                "id": event_id(),
-                "created_at": event_time(),
-                "block_id": block_id,
-                "type": EventType.TEXT_BLOCK_START,
-            },
-            None,
-            {"reply_id", "block_id"},
-        )
+        (fields, None, {"reply_id", "block_id"})
     )
     return event
 
 
 def text_block_end(reply_id: str, block_id: str) -> TextBlockEndEvent:
     """`TextBlockEndEvent(reply_id=reply_id, block_id=block_id)`."""
-    event: TextBlockEndEvent = _build[TextBlockEndEvent](
-        (
-            {
-                "reply_id": reply_id,
-                "id": event_id(),
-                "created_at": event_time(),
-                "block_id": block_id,
-                "type": EventType.TEXT_BLOCK_END,
-            },
-            None,
-            {"reply_id", "block_id"},
-        )
-    )
+    fields = stamped(reply_id)
+    fields["block_id"] = block_id
+    fields["type"] = EventType.TEXT_BLOCK_END
+    event: TextBlockEndEvent = _build[TextBlockEndEvent]((fields, None, {"reply_id", "block_id"}))
     return event
 
 
 def thinking_block_start(reply_id: str, block_id: str) -> ThinkingBlockStartEvent:
     """`ThinkingBlockStartEvent(reply_id=reply_id, block_id=block_id)`."""
+    fields = stamped(reply_id)
+    fields["block_id"] = block_id
+    fields["type"] = EventType.THINKING_BLOCK_START
     event: ThinkingBlockStartEvent = _build[ThinkingBlockStartEvent](
-        (
-            {
-                "reply_id": reply_id,
-                "id": event_id(),
-                "created_at": event_time(),
-                "block_id": block_id,
-                "type": EventType.THINKING_BLOCK_START,
-            },
-            None,
-            {"reply_id", "block_id"},
-        )
+        (fields, None, {"reply_id", "block_id"})
     )
     return event
 
@@ -277,77 +222,49 @@ def thinking_block_end(
     reply_id: str, block_id: str, signature: str | None, redacted: bool
 ) -> ThinkingBlockEndEvent:
     """`ThinkingBlockEndEvent(reply_id=, block_id=, signature=, redacted=)`, all given."""
+    fields = stamped(reply_id)
+    fields["block_id"] = block_id
+    fields["type"] = EventType.THINKING_BLOCK_END
+    fields["signature"] = signature
+    fields["redacted"] = redacted
     event: ThinkingBlockEndEvent = _build[ThinkingBlockEndEvent](
-        (
-            {
-                "reply_id": reply_id,
-                "id": event_id(),
-                "created_at": event_time(),
-                "block_id": block_id,
-                "type": EventType.THINKING_BLOCK_END,
-                "signature": signature,
-                "redacted": redacted,
-            },
-            None,
-            {"reply_id", "block_id", "signature", "redacted"},
-        )
+        (fields, None, {"reply_id", "block_id", "signature", "redacted"})
     )
     return event
 
 
 def tool_call_start(reply_id: str, block_id: str, name: str) -> ToolCallStartEvent:
     """`ToolCallStartEvent(reply_id=reply_id, block_id=block_id, name=name)`."""
+    fields = stamped(reply_id)
+    fields["block_id"] = block_id
+    fields["type"] = EventType.TOOL_CALL_START
+    fields["name"] = name
     event: ToolCallStartEvent = _build[ToolCallStartEvent](
-        (
-            {
-                "reply_id": reply_id,
-                "id": event_id(),
-                "created_at": event_time(),
-                "block_id": block_id,
-                "type": EventType.TOOL_CALL_START,
-                "name": name,
-            },
-            None,
-            {"reply_id", "block_id", "name"},
-        )
+        (fields, None, {"reply_id", "block_id", "name"})
     )
     return event
 
 
 def tool_call_end(reply_id: str, block_id: str, tool_call: ToolCallBlock) -> ToolCallEndEvent:
     """`ToolCallEndEvent(reply_id=, block_id=, tool_call=)` (`tool_call` itself)."""
+    fields = stamped(reply_id)
+    fields["block_id"] = block_id
+    fields["type"] = EventType.TOOL_CALL_END
+    fields["tool_call"] = tool_call
     event: ToolCallEndEvent = _build[ToolCallEndEvent](
-        (
-            {
-                "reply_id": reply_id,
-                "id": event_id(),
-                "created_at": event_time(),
-                "block_id": block_id,
-                "type": EventType.TOOL_CALL_END,
-                "tool_call": tool_call,
-            },
-            None,
-            {"reply_id", "block_id", "tool_call"},
-        )
+        (fields, None, {"reply_id", "block_id", "tool_call"})
     )
     return event
 
 
 def tool_result_start(reply_id: str, block_id: str, name: str) -> ToolResultStartEvent:
     """`ToolResultStartEvent(reply_id=reply_id, block_id=block_id, name=name)`."""
+    fields = stamped(reply_id)
+    fields["block_id"] = block_id
+    fields["type"] = EventType.TOOL_RESULT_START
+    fields["name"] = name
     event: ToolResultStartEvent = _build[ToolResultStartEvent](
-        (
-            {
-                "reply_id": reply_id,
-                "id": event_id(),
-                "created_at": event_time(),
-                "block_id": block_id,
-                "type": EventType.TOOL_RESULT_START,
-                "name": name,
-            },
-            None,
-            {"reply_id", "block_id", "name"},
-        )
+        (fields, None, {"reply_id", "block_id", "name"})
     )
     return event
 
@@ -356,18 +273,11 @@ def tool_result_end(
     reply_id: str, block_id: str, tool_result: ToolResultBlock
 ) -> ToolResultEndEvent:
     """`ToolResultEndEvent(reply_id=, block_id=, tool_result=)` (`tool_result` itself)."""
+    fields = stamped(reply_id)
+    fields["block_id"] = block_id
+    fields["type"] = EventType.TOOL_RESULT_END
+    fields["tool_result"] = tool_result
     event: ToolResultEndEvent = _build[ToolResultEndEvent](
-        (
-            {
-                "reply_id": reply_id,
-                "id": event_id(),
-                "created_at": event_time(),
-                "block_id": block_id,
-                "type": EventType.TOOL_RESULT_END,
-                "tool_result": tool_result,
-            },
-            None,
-            {"reply_id", "block_id", "tool_result"},
-        )
+        (fields, None, {"reply_id", "block_id", "tool_result"})
     )
     return event
