@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from functools import partial
 from typing import Any
 
+from tether._loop.current import reply_message
 from tether._loop.assign import put
 from tether._loop.batch import (
     Finished,
@@ -45,7 +46,7 @@ _ALLOWED = ToolCallState.ALLOWED
 async def act(run: Run) -> AsyncIterator[AgentEvent]:
     """Check the next batch; answer refused calls at once; run the allowed ones."""
     state, reply_id = run.state, run.reply_id
-    msg = state.reply_msg()
+    msg = reply_message(state)
     assert msg is not None
     view = await run.view(with_prompt=False)
     calls = msg.tool_calls

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tether._loop.current import reply_message
 from tether._ids import derived_block_id
 from tether.event import AgentEvent
 from tether.message import TextBlock, ThinkingBlock
@@ -54,7 +55,7 @@ def assembler_for(run: Run, *, emit: bool) -> StreamAssembler:
     """The step's assembler: a `PlacedAssembler` while this run may derive ids."""
     if not run.derives_ids:
         return StreamAssembler(run.reply_id, emit=emit)
-    msg = run.state.reply_msg()
+    msg = reply_message(run.state)
     base = len(msg.content) if msg is not None else 0
     return PlacedAssembler(run, base, emit=emit)
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
+from tether._loop.current import reply_message
 from tether._loop.checkpoint import Snapshot, restore, snapshot
 from tether._loop.results import STRUCTURED_TOOL, store_result
 from tether._loop.structured import reply_view
@@ -163,7 +164,7 @@ class Run:
         """
         if self.checkpoint is None or self.failed:
             return False
-        msg = self.state.reply_msg()
+        msg = reply_message(self.state)
         if msg is None or view.sources:
             return False
         pending = [b for b in msg.content if type(b) is ToolCallBlock and b.state is _PENDING]

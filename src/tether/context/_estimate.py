@@ -82,17 +82,26 @@ _WORD_START, _LONG_WORD, _ID_WORD = b" a", b"a" * 9, b"a" * 12
 
 
 def _ascii_tokens(text: str) -> int:
-    """Tokens of ASCII text, counted with `bytes.translate`/`bytes.count` (all in C)."""
-    classes = text.encode("ascii").translate(_CLASSES)
+    """Tokens of ASCII text, counted with `bytes.translate`/`bytes.count` (all in C).
+
+    A leading space makes a run at the start counted like any other; a count whose mark
+    is absent (`in`, much cheaper than a call) is skipped.
+    """
+    classes = (" " + text).encode("ascii").translate(_CLASSES)
     letters = classes.translate(_LETTER_RUNS)
     # one token per word of up to 8 letters, a second from 9, a third from 12 (ids)
-    tokens = letters.count(_WORD_START) + letters.startswith(b"a")
-    tokens += letters.count(_LONG_WORD) + letters.count(_ID_WORD)
-    tokens += classes.count(b"aA") + classes.count(b"0")  # camelCase parts; digits one by one
-    punct = classes.translate(_PUNCT_RUNS)
-    runs = punct.count(b" .") + punct.startswith(b".")
-    tokens += (classes.count(b".") + runs + 1) // 2  # about one token per two marks in a run
-    tokens += classes.count(b"\n") - classes.count(b"\n\n")  # a line break and its indent
+    tokens = letters.count(_WORD_START)
+    if _LONG_WORD in letters:
+        tokens += letters.count(_LONG_WORD) + letters.count(_ID_WORD)
+    if b"aA" in classes:  # camelCase parts
+        tokens += classes.count(b"aA")
+    if b"0" in classes:  # digits one by one
+        tokens += classes.count(b"0")
+    if b"." in classes:  # about one token per two marks in a run
+        runs = classes.translate(_PUNCT_RUNS).count(b" .")
+        tokens += (classes.count(b".") + runs + 1) // 2
+    if b"\n" in classes:  # a line break and its indent
+        tokens += classes.count(b"\n") - classes.count(b"\n\n")
     return tokens
 
 
