@@ -55,7 +55,10 @@ def test_tool_results_equal_validated_ones(output: Any) -> None:
 def test_error_results_equal_validated_ones(state: ToolResultState) -> None:
     validated = ToolResultBlock(id="c1", name="add", output="bad", state=state)
     _same(error_result(_CALL, "bad", state), validated)
-    _same(error_result(_CALL, "bad"), ToolResultBlock(id="c1", name="add", output="bad", state="error"))
+    _same(
+        error_result(_CALL, "bad"),
+        ToolResultBlock(id="c1", name="add", output="bad", state="error"),
+    )
 
 
 def test_values_validation_would_change_are_validated() -> None:

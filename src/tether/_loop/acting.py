@@ -6,7 +6,6 @@ from collections.abc import AsyncIterator
 from functools import partial
 from typing import Any
 
-from tether._loop.current import reply_message
 from tether._loop.assign import put
 from tether._loop.batch import (
     Finished,
@@ -17,6 +16,7 @@ from tether._loop.batch import (
     returns_whole,
     run_batch,
 )
+from tether._loop.current import reply_message
 from tether._loop.pause import UndoUnannouncedWaits
 from tether._loop.results import UNKNOWN_OUTCOME
 from tether._loop.run import Run

@@ -9,10 +9,9 @@ __all__ = ["reply_message"]
 
 
 def reply_message(state: AgentState) -> Msg | None:
-    """`state.reply_msg()`, checking the last message first (where the reply always is
-    while the loop works on it): the same message, without a search.
+    """`state.reply_msg()`, checking the last message first: the same message, no search.
 
-    `reply_msg` returns the last message with the reply's id, so a last message with that
+    While the loop works on a reply, its message is the last one. `reply_msg` returns the last message with the reply's id, so a last message with that
     id is its answer; any other case is left to it.
     """
     values = state.__dict__

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 from pydantic import BaseModel
 
-from tether._loop.current import reply_message
 from tether._loop.acting import act
+from tether._loop.current import reply_message
 from tether._loop.next_action import Act, Finish, Pause, Reason, next_action
 from tether._loop.pause import pause_events, pause_msg
 from tether._loop.reasoning import reason

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tether._loop.current import reply_message
 from tether._ids import derived_block_id
+from tether._loop.current import reply_message
 from tether.event import AgentEvent
 from tether.message import TextBlock, ThinkingBlock
 from tether.model import StreamAssembler

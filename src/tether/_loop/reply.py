@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
-from tether._loop.current import reply_message
 from tether._ids import new_id
 from tether._loop.assign import put
 from tether._loop.batch import Commit, interrupt_unfinished
+from tether._loop.current import reply_message
 from tether._loop.pause import apply_resume, is_paused, validate_resume
 from tether._loop.results import STRUCTURED_TOOL, UNKNOWN_OUTCOME
 from tether._loop.run import Run

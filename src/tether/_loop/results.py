@@ -6,10 +6,10 @@ from dataclasses import replace
 
 from pydantic import BaseModel
 
-from tether._loop.current import reply_message
 from tether._ids import new_id
 from tether._loop.assign import put
 from tether._loop.batch import call_arguments
+from tether._loop.current import reply_message
 from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState, detached
 from tether.model import ToolCallDelta
 from tether.state import AgentState

@@ -184,7 +184,7 @@ def _plan(cls: type[BaseModel]) -> _Plan:
     }
     required = frozenset(name for name, info in fields.items() if info.is_required())
     factories = tuple(
-        (name, info.default_factory, info.default_factory_takes_validated_data)
+        (name, info.default_factory, bool(info.default_factory_takes_validated_data))
         for name, info in fields.items()
         if info.default_factory is not None
     )
