@@ -155,8 +155,9 @@ def commit_step(
         state.record_usage(usage)
         put(msg, "usage", usage if msg.usage is None else msg.usage + usage)
     put(cursor, "iteration", cursor.iteration + 1)
-    if any(isinstance(b, ToolCallBlock) for b in blocks):
-        return
+    for block in blocks:
+        if isinstance(block, ToolCallBlock):
+            return
     if cursor.structured_json_schema is not None and "structured_output" not in msg.metadata:
         if not forced_final and not cursor.structured_reminder:
             cursor.structured_reminder = True  # one more step, forced to call the tool

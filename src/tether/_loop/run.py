@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -198,10 +198,10 @@ class Run:
         # Unobserved, the result's event never leaves the loop: no copy is needed.
         store_result(state, call, kept, result, self.structured_model, shared=self.observed)
 
-    async def view(self, *, with_prompt: bool) -> ToolkitView:
+    def view(self, *, with_prompt: bool) -> Awaitable[ToolkitView]:
         """The tools of this step (and the sources' prompt text if `with_prompt`)."""
         toolkit, model = self.agent.toolkit, self.structured_model
-        return await reply_view(toolkit, self.state, model, with_prompt=with_prompt)
+        return reply_view(toolkit, self.state, model, with_prompt=with_prompt)
 
     async def tools(self) -> Mapping[str, ToolBase]:
         """The reply's tools by name."""

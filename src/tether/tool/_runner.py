@@ -7,6 +7,7 @@ import logging
 import traceback
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
+from types import CoroutineType
 from typing import Any
 
 from pydantic import BaseModel
@@ -141,7 +142,7 @@ async def result_of(
         if arguments is None:
             arguments = parse_arguments(call.input)
         outcome = tool.call(validate_arguments(tool.input_model, arguments), context)
-        if inspect.isawaitable(outcome):
+        if type(outcome) is CoroutineType or inspect.isawaitable(outcome):
             return to_result(call, await outcome)
         kept: list[ToolResultBlock] = []
         async with aclosing(_chunks(call, outcome, context.reply_id, kept, emit=False)) as chunks:
@@ -204,7 +205,7 @@ async def run_tool(
             arguments = parse_arguments(call.input)
         tool_input = validate_arguments(tool.input_model, arguments)
         outcome = tool.call(tool_input, context)
-        if inspect.isawaitable(outcome):
+        if type(outcome) is CoroutineType or inspect.isawaitable(outcome):
             result = to_result(call, await outcome)
         else:
             kept: list[ToolResultBlock] = []
