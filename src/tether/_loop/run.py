@@ -13,6 +13,7 @@ from tether._loop.current import reply_message
 from tether._loop.results import STRUCTURED_TOOL, store_result
 from tether._loop.structured import reply_view
 from tether.context import fit_tool_result
+from tether.context._step import fits_whole
 from tether.event import AgentEvent, EventType
 from tether.message import Msg, ToolCallBlock, ToolCallState, ToolResultBlock
 from tether.middleware import overrides
@@ -194,7 +195,11 @@ class Run:
     async def commit(self, call: ToolCallBlock, result: ToolResultBlock) -> None:
         """Put a call's result into the reply."""
         agent, state = self.agent, self.state
-        kept = await fit_tool_result(result, agent.context_config, agent.offloader, state)
+        config = agent.context_config
+        if fits_whole(result, config):
+            kept = result
+        else:
+            kept = await fit_tool_result(result, config, agent.offloader, state)
         # Unobserved, the result's event never leaves the loop: no copy is needed.
         store_result(state, call, kept, result, self.structured_model, shared=self.observed)
 
