@@ -16,11 +16,18 @@ from tether._loop.batch import (
     returns_whole,
     run_batch,
 )
+from tether._loop.current import reply_message
 from tether._loop.pause import UndoUnannouncedWaits
 from tether._loop.results import UNKNOWN_OUTCOME
 from tether._loop.run import Run
 from tether.event import AgentEvent, EventType, ToolResultEndEvent, trusted_events
-from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState
+from tether.message import (
+    ContentBlock,
+    ToolCallBlock,
+    ToolCallState,
+    ToolResultBlock,
+    ToolResultState,
+)
 from tether.middleware import ActingCall, PermissionCall, chain_iterator
 from tether.middleware._chain import close_stream, has_hook, has_rewriting_hook
 from tether.permission import PermissionBehavior, PermissionDecision
@@ -45,11 +52,11 @@ _ALLOWED = ToolCallState.ALLOWED
 async def act(run: Run) -> AsyncIterator[AgentEvent]:
     """Check the next batch; answer refused calls at once; run the allowed ones."""
     state, reply_id = run.state, run.reply_id
-    msg = state.reply_msg()
+    msg = reply_message(state)
     assert msg is not None
     view = await run.view(with_prompt=False)
-    calls = msg.tool_calls
-    if any(c.state is ToolCallState.RUNNING for c in calls):
+    calls, found_running = _calls(msg.content)
+    if found_running:
         async for event in _recover(run, view, calls):
             yield event
     to_run: list[tuple[ToolCallBlock, ToolBase, dict[str, Any] | None]] = []
@@ -92,6 +99,17 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
                 raise
         finally:
             await interrupt_unfinished([c for c, _, _ in to_run], run.commit)
+
+
+def _calls(content: list[ContentBlock]) -> tuple[list[ToolCallBlock], bool]:
+    """The reply's tool calls, and whether one was found running (its process died)."""
+    calls: list[ToolCallBlock] = []
+    running = False
+    for block in content:
+        if isinstance(block, ToolCallBlock):
+            calls.append(block)
+            running = running or block.state is ToolCallState.RUNNING
+    return calls, running
 
 
 def _answered(

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from tether._loop.current import reply_message
 from tether.message import Msg, detached
 from tether.state import AgentState
 
@@ -55,7 +56,7 @@ def _copy(value: Any) -> Any:
 
 def snapshot(state: AgentState) -> Snapshot:
     """Keep `state` as it is now."""
-    msg = state.reply_msg()
+    msg = reply_message(state)
     return Snapshot(
         context=list(state.context),
         reply_msg=detached(msg) if msg is not None else None,

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, assert_never
 from pydantic import BaseModel
 
 from tether._loop.acting import act
+from tether._loop.current import reply_message
 from tether._loop.next_action import Act, Finish, Pause, Reason, next_action
 from tether._loop.pause import pause_events, pause_msg
 from tether._loop.reasoning import reason
@@ -165,7 +166,7 @@ async def drive(run: Run, inputs: Any) -> AsyncIterator[AgentEvent]:
 async def finish(run: Run) -> list[AgentEvent]:
     """Close the reply; its events are announced once it is closed (and saved)."""
     state, reply_id, agent = run.state, run.reply_id, run.agent
-    msg = state.reply_msg()
+    msg = reply_message(state)
     assert msg is not None
     events: list[AgentEvent] = []
     for source in agent.toolkit.sources:

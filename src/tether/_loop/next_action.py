@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tether._loop.current import reply_message
 from tether.message import ToolCallBlock, ToolCallState
 from tether.state import AgentState
 
@@ -42,8 +43,9 @@ class Finish:
 Action = Reason | Act | Pause | Finish
 _ACT, _FINISH = Act(), Finish()
 _REASON, _FORCED_FINAL = Reason(), Reason(forced_final=True)
-_RUN, _RUNNING = ToolCallState.ALLOWED, ToolCallState.RUNNING
-_ASKING, _SUBMITTED = ToolCallState.ASKING, ToolCallState.SUBMITTED
+_TO_ACT = frozenset({ToolCallState.ALLOWED, ToolCallState.RUNNING})
+_WAITING = frozenset({ToolCallState.ASKING, ToolCallState.SUBMITTED})
+_UNCHECKED = frozenset({ToolCallState.PENDING})
 
 
 def next_action(state: AgentState, config: ReActConfig) -> Action:
@@ -54,21 +56,29 @@ def next_action(state: AgentState, config: ReActConfig) -> Action:
     """
     cursor = state.reply
     assert cursor is not None, "next_action needs a reply in progress"
-    if cursor.finished or cursor.interrupted:
+    values = cursor.__dict__
+    if values["finished"] or values["interrupted"]:
         return _FINISH
-    msg = state.reply_msg()
-    content = msg.content if msg is not None else ()
-    states = {b.state for b in content if isinstance(b, ToolCallBlock)}
-    if _RUN in states or _RUNNING in states:
-        return _ACT
-    if _ASKING in states or _SUBMITTED in states:
+    msg = reply_message(state)
+    waiting = unchecked = False
+    for block in msg.content if msg is not None else ():
+        if isinstance(block, ToolCallBlock):
+            call_state = block.state
+            if call_state in _TO_ACT:  # first, whatever comes after it
+                return _ACT
+            if call_state in _WAITING:
+                waiting = True
+            elif call_state in _UNCHECKED:
+                unchecked = True
+    if waiting:
         calls = msg.tool_calls if msg is not None else []
         return Pause(
             asking=tuple(c for c in calls if c.state is ToolCallState.ASKING),
             submitted=tuple(c for c in calls if c.state is ToolCallState.SUBMITTED),
         )
-    if ToolCallState.PENDING in states:
+    if unchecked:
         return _ACT
-    if cursor.iteration > config.max_iters:  # the forced final step gave a structured call
+    iteration = values["iteration"]
+    if iteration > config.max_iters:  # the forced final step gave a structured call
         return _FINISH
-    return _FORCED_FINAL if cursor.iteration >= config.max_iters else _REASON
+    return _FORCED_FINAL if iteration >= config.max_iters else _REASON

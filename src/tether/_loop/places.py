@@ -22,6 +22,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tether._ids import derived_block_id
+from tether._loop.assign import put
+from tether._loop.current import reply_message
 from tether.event import AgentEvent
 from tether.message import TextBlock, ThinkingBlock
 from tether.model import StreamAssembler
@@ -46,7 +48,7 @@ class PlacedAssembler(StreamAssembler):
         run = self._run
         place = self._base + len(self.blocks)  # where the step's commit puts the block
         if run.derives_ids and place >= run.next_place:
-            block.id = derived_block_id(self.reply_id, place)
+            put(block, "id", derived_block_id(self.reply_id, place))
         return super()._start(block)
 
 
@@ -54,7 +56,7 @@ def assembler_for(run: Run, *, emit: bool) -> StreamAssembler:
     """The step's assembler: a `PlacedAssembler` while this run may derive ids."""
     if not run.derives_ids:
         return StreamAssembler(run.reply_id, emit=emit)
-    msg = run.state.reply_msg()
+    msg = reply_message(run.state)
     base = len(msg.content) if msg is not None else 0
     return PlacedAssembler(run, base, emit=emit)
 

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from tether._ids import new_id
 from tether._loop.assign import put
 from tether._loop.batch import Commit, interrupt_unfinished
+from tether._loop.current import reply_message
 from tether._loop.pause import apply_resume, is_paused, validate_resume
 from tether._loop.results import STRUCTURED_TOOL, UNKNOWN_OUTCOME
 from tether._loop.run import Run
@@ -23,6 +24,7 @@ from tether.message import (
     ToolCallBlock,
     ToolCallState,
 )
+from tether.message._copy import made
 from tether.message._inputs import validate_inputs
 from tether.state import AgentState, ReplyCursor
 from tether.state._load import check_loaded
@@ -92,13 +94,16 @@ async def start_reply(
     for msg in msgs:
         state.add_message(msg)
     reply_id = new_id()
-    state.add_message(AssistantMsg(name=name, content=[], id=reply_id))
-    cursor = ReplyCursor(
-        reply_id=reply_id,
-        structured_json_schema=(
-            structured_model.model_json_schema() if structured_model is not None else None
-        ),
-    )
+    if type(name) is str:  # what validation would keep as is: built without it
+        shell = made(AssistantMsg, name=name, role="assistant", content=[], id=reply_id)
+    else:
+        shell = AssistantMsg(name=name, content=[], id=reply_id)
+    state.add_message(shell)
+    if structured_model is None:
+        cursor = made(ReplyCursor, reply_id=reply_id, structured_json_schema=None)
+    else:
+        schema = structured_model.model_json_schema()
+        cursor = ReplyCursor(reply_id=reply_id, structured_json_schema=schema)
     put(state, "reply", cursor)
     return reply_id
 
@@ -134,7 +139,7 @@ def commit_step(
     missing: then one more step is asked for (`structured_reminder`), once. A forced
     final step keeps no tool calls but the structured answer's.
     """
-    cursor, msg = state.reply, state.reply_msg()
+    cursor, msg = state.reply, reply_message(state)
     assert cursor is not None and msg is not None, "no reply in progress"
     if forced_final:  # only a structured answer may still be given as a call
         structured = cursor.structured_json_schema is not None
@@ -150,8 +155,9 @@ def commit_step(
         state.record_usage(usage)
         put(msg, "usage", usage if msg.usage is None else msg.usage + usage)
     put(cursor, "iteration", cursor.iteration + 1)
-    if any(isinstance(b, ToolCallBlock) for b in blocks):
-        return
+    for block in blocks:
+        if isinstance(block, ToolCallBlock):
+            return
     if cursor.structured_json_schema is not None and "structured_output" not in msg.metadata:
         if not forced_final and not cursor.structured_reminder:
             cursor.structured_reminder = True  # one more step, forced to call the tool
@@ -161,7 +167,7 @@ def commit_step(
 
 async def close_reply(state: AgentState, commit: Commit) -> None:
     """End the reply in progress: its calls without a result are interrupted; clear the cursor."""
-    msg = state.reply_msg()
+    msg = reply_message(state)
     calls = msg.tool_calls if msg is not None else []
     if any(c.state is not ToolCallState.FINISHED for c in calls):
         running = [c for c in calls if c.state is ToolCallState.RUNNING]  # their process died

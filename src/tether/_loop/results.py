@@ -9,6 +9,7 @@ from pydantic import BaseModel
 from tether._ids import new_id
 from tether._loop.assign import put
 from tether._loop.batch import call_arguments
+from tether._loop.current import reply_message
 from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState, detached
 from tether.model import ToolCallDelta
 from tether.state import AgentState
@@ -40,7 +41,7 @@ def store_result(
     """
     if kept is result and shared:
         kept = detached(result)
-    msg = state.reply_msg()
+    msg = reply_message(state)
     assert msg is not None and state.reply is not None, "no reply in progress"
     msg.put_tool_result(kept)
     put(call, "state", ToolCallState.FINISHED)
@@ -76,7 +77,7 @@ class CallIds:
             return item
         self._seen.add(item.index)
         if self._taken is None:
-            msg = self._state.reply_msg()
+            msg = reply_message(self._state)
             self._taken = {c.id for c in msg.tool_calls} if msg is not None else set()
         call_id = item.id
         if call_id is None:

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
 from tether._loop.checkpoint import Snapshot, restore, snapshot
+from tether._loop.current import reply_message
 from tether._loop.results import STRUCTURED_TOOL, store_result
 from tether._loop.structured import reply_view
 from tether.context import fit_tool_result
+from tether.context._step import fits_whole
 from tether.event import AgentEvent, EventType
 from tether.message import Msg, ToolCallBlock, ToolCallState, ToolResultBlock
 from tether.middleware import overrides
@@ -163,7 +165,7 @@ class Run:
         """
         if self.checkpoint is None or self.failed:
             return False
-        msg = self.state.reply_msg()
+        msg = reply_message(self.state)
         if msg is None or view.sources:
             return False
         pending = [b for b in msg.content if type(b) is ToolCallBlock and b.state is _PENDING]
@@ -193,14 +195,18 @@ class Run:
     async def commit(self, call: ToolCallBlock, result: ToolResultBlock) -> None:
         """Put a call's result into the reply."""
         agent, state = self.agent, self.state
-        kept = await fit_tool_result(result, agent.context_config, agent.offloader, state)
+        config = agent.context_config
+        if fits_whole(result, config):
+            kept = result
+        else:
+            kept = await fit_tool_result(result, config, agent.offloader, state)
         # Unobserved, the result's event never leaves the loop: no copy is needed.
         store_result(state, call, kept, result, self.structured_model, shared=self.observed)
 
-    async def view(self, *, with_prompt: bool) -> ToolkitView:
+    def view(self, *, with_prompt: bool) -> Awaitable[ToolkitView]:
         """The tools of this step (and the sources' prompt text if `with_prompt`)."""
         toolkit, model = self.agent.toolkit, self.structured_model
-        return await reply_view(toolkit, self.state, model, with_prompt=with_prompt)
+        return reply_view(toolkit, self.state, model, with_prompt=with_prompt)
 
     async def tools(self) -> Mapping[str, ToolBase]:
         """The reply's tools by name."""

@@ -82,17 +82,25 @@ _WORD_START, _LONG_WORD, _ID_WORD = b" a", b"a" * 9, b"a" * 12
 
 
 def _ascii_tokens(text: str) -> int:
-    """Tokens of ASCII text, counted with `bytes.translate`/`bytes.count` (all in C)."""
-    classes = text.encode("ascii").translate(_CLASSES)
+    """Tokens of ASCII text, counted with `bytes.translate`/`bytes.count` (all in C).
+
+    A leading space makes a run at the start count like any other; a count that cannot
+    be above zero (no mark it needs was found) is not made.
+    """
+    classes = (" " + text).encode("ascii").translate(_CLASSES)
     letters = classes.translate(_LETTER_RUNS)
     # one token per word of up to 8 letters, a second from 9, a third from 12 (ids)
-    tokens = letters.count(_WORD_START) + letters.startswith(b"a")
-    tokens += letters.count(_LONG_WORD) + letters.count(_ID_WORD)
+    tokens = letters.count(_WORD_START)
+    long_words = letters.count(_LONG_WORD)
+    if long_words:
+        tokens += long_words + letters.count(_ID_WORD)
     tokens += classes.count(b"aA") + classes.count(b"0")  # camelCase parts; digits one by one
-    punct = classes.translate(_PUNCT_RUNS)
-    runs = punct.count(b" .") + punct.startswith(b".")
-    tokens += (classes.count(b".") + runs + 1) // 2  # about one token per two marks in a run
-    tokens += classes.count(b"\n") - classes.count(b"\n\n")  # a line break and its indent
+    marks = classes.count(b".")
+    if marks:  # about one token per two marks in a run
+        tokens += (marks + classes.translate(_PUNCT_RUNS).count(b" .") + 1) // 2
+    breaks = classes.count(b"\n")
+    if breaks:  # a line break and its indent
+        tokens += breaks - classes.count(b"\n\n")
     return tokens
 
 
@@ -134,7 +142,8 @@ def estimate_text_tokens(text: str) -> int:
         return 0
     length = len(text)
     if length <= _SHORT:
-        return _short_tokens(text)
+        tokens = _SHORT_TOKENS.get(text)
+        return _short_tokens(text) if tokens is None else tokens
     if length <= _SAMPLE_ABOVE:
         return max(_direct_tokens(text), 1)
     step = length // _SLICES
@@ -142,10 +151,18 @@ def estimate_text_tokens(text: str) -> int:
     return max(sampled * length // (_SLICES * _SLICE), 1)
 
 
-@lru_cache(maxsize=4096)
+_SHORT_TOKENS: dict[str, int] = {}
+"""Estimates of short texts: they recur (tool names, small arguments, ids), and a lookup
+beats counting. Emptied when it holds `_SHORT_KEPT` of them."""
+_SHORT_KEPT = 4096
+
+
 def _short_tokens(text: str) -> int:
-    # Short texts recur (tool names, small arguments, ids): a lookup beats counting.
-    return max(_direct_tokens(text), 1)
+    tokens = max(_direct_tokens(text), 1)
+    if len(_SHORT_TOKENS) >= _SHORT_KEPT:
+        _SHORT_TOKENS.clear()
+    _SHORT_TOKENS[text] = tokens
+    return tokens
 
 
 @lru_cache(maxsize=16)
@@ -175,6 +192,21 @@ def _output_tokens(output: str | list[TextBlock | DataBlock]) -> int:
 
 def estimate_block_tokens(block: ContentBlock) -> int:
     """Estimate the tokens of one block (text plus a little framing)."""
+    kind = type(block)  # the common blocks first, by their exact class
+    if kind is ToolCallBlock:
+        values = block.__dict__
+        return (
+            estimate_text_tokens(values["name"])
+            + estimate_text_tokens(values["input"])
+            + _BLOCK_OVERHEAD
+        )
+    if kind is ToolResultBlock:
+        output = block.output  # type: ignore[union-attr]  # the class was checked
+        if type(output) is str:
+            return estimate_text_tokens(output) + _BLOCK_OVERHEAD
+        return _output_tokens(output) + _BLOCK_OVERHEAD
+    if kind is TextBlock:
+        return estimate_text_tokens(block.text)  # type: ignore[union-attr]  # checked
     if isinstance(block, TextBlock):
         return estimate_text_tokens(block.text)
     if isinstance(block, ThinkingBlock):
@@ -194,4 +226,7 @@ def estimate_block_tokens(block: ContentBlock) -> int:
 
 def estimate_msg_tokens(msg: Msg) -> int:
     """Estimate the tokens of a whole message."""
-    return _MSG_OVERHEAD + sum(estimate_block_tokens(b) for b in msg.content)
+    tokens = _MSG_OVERHEAD
+    for block in msg.content:
+        tokens += estimate_block_tokens(block)
+    return tokens

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from tether.context._compress import CompressionRequest, compress_context, may_need_compressing
 from tether.context._config import ContextConfig
+from tether.context._truncate import fits_whole
 from tether.message import ContentBlock, HintBlock, Msg, SystemMsg, TextBlock
 from tether.middleware import CompressCall, SystemPromptCall, chain_awaitable, overrides
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from tether.event import AgentEvent
     from tether.state import AgentState
 
-__all__ = ["build_system_prompt", "compress_with_hooks", "request_messages"]
+__all__ = ["build_system_prompt", "compress_with_hooks", "fits_whole", "request_messages"]
 
 
 async def build_system_prompt(agent: Agent, state: AgentState, tools_prompt: str) -> str:
@@ -121,6 +122,10 @@ def request_messages(state: AgentState, system_prompt: str, hint: str | None) ->
 
 
 _new, _set = object.__new__, object.__setattr__
+# pydantic's own slots, written through their descriptors (no attribute lookup by name)
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -128,10 +133,10 @@ def _copied(model: M, values: dict[str, Any], fields_set: set[str]) -> M:
     """A model of `model`'s class holding `values` (its extra and private dicts copied)."""
     new = _new(type(model))
     _set(new, "__dict__", values)
-    _set(new, "__pydantic_fields_set__", fields_set)
+    _set_fields_set(new, fields_set)
     extra, private = model.__pydantic_extra__, model.__pydantic_private__
-    _set(new, "__pydantic_extra__", None if extra is None else dict(extra))
-    _set(new, "__pydantic_private__", None if private is None else dict(private))
+    _set_extra(new, None if extra is None else dict(extra))
+    _set_private(new, None if private is None else dict(private))
     return new
 
 

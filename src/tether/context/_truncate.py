@@ -115,6 +115,14 @@ def _cut_text(text: str, room: int, path: str | None, error: str | None, left_ou
     return head + _marker(estimate_text_tokens(omitted), len(omitted), path, error, left_out) + tail
 
 
+def fits_whole(result: ToolResultBlock, config: ContextConfig) -> bool:
+    """Whether `fit_tool_result` surely keeps `result` as it is (a short text): no await."""
+    output = result.output
+    return (
+        type(output) is str and _most_tokens(output) + _BLOCK_OVERHEAD <= config.tool_result_limit
+    )
+
+
 async def fit_tool_result(
     result: ToolResultBlock, config: ContextConfig, offloader: Offloader | None, state: Any
 ) -> ToolResultBlock:

@@ -11,6 +11,7 @@ from tether.message._msg import Msg
 
 __all__ = ["validate_inputs"]
 
+_TOOL_BLOCKS = (ToolCallBlock, ToolResultBlock)
 # The resume events (`tether.event` sits above this package, so they go by name).
 _RESUME_EVENTS = frozenset(
     {"UserConfirmResultEvent", "ExternalExecutionResultEvent", "UserInterruptEvent"}
@@ -38,10 +39,11 @@ def validate_inputs(inputs: Any) -> list[Msg]:
                 f"input {i} is a system message; set the system prompt with "
                 "`Agent(system_prompt=...)` or transform it with `on_system_prompt` middleware"
             )
-        if any(isinstance(b, ToolCallBlock | ToolResultBlock) for b in msg.content):
-            raise InvalidInputError(
-                f"input {i} carries tool-call or tool-result blocks; tool results come back "
-                "through `ExternalExecutionResultEvent`, not as input messages"
-            )
+        for block in msg.content:
+            if isinstance(block, _TOOL_BLOCKS):
+                raise InvalidInputError(
+                    f"input {i} carries tool-call or tool-result blocks; tool results come "
+                    "back through `ExternalExecutionResultEvent`, not as input messages"
+                )
     # Copy at the trust boundary: later changes to the caller's objects can't reach the state.
     return [detached(m) for m in msgs]
