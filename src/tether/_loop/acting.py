@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from functools import partial
 from typing import Any
 
+from tether import middleware
 from tether._loop.assign import put
 from tether._loop.batch import (
     Finished,
@@ -28,7 +29,7 @@ from tether.message import (
     ToolResultBlock,
     ToolResultState,
 )
-from tether.middleware import ActingCall, PermissionCall, chain_iterator
+from tether.middleware import chain_iterator
 from tether.middleware._chain import close_stream, has_hook, has_rewriting_hook
 from tether.permission import PermissionBehavior, PermissionDecision
 from tether.permission._tool_check import decide_with_hooks, defers_to_tool
@@ -171,8 +172,8 @@ async def _check(
     if isinstance(args, ArgumentError):
         return error_result(call, f"Error: {args}")
 
-    def record() -> PermissionCall:  # the hooks' record, built only if a hook is there
-        return PermissionCall(
+    def record() -> middleware.PermissionCall:  # the hooks' record, built only if a hook is there
+        return middleware.PermissionCall(
             agent=run.agent,
             state=run.state,
             reply_id=run.reply_id,
@@ -275,7 +276,7 @@ def _events(
     if not run.agent.middlewares or not has_hook(run.agent.middlewares, "on_acting"):
         # No hook between the tool and the loop: its result event is its own result.
         return run_tool(tool, call, context, args, announce=announce)
-    acting = ActingCall(
+    acting = middleware.ActingCall(
         agent=run.agent, state=run.state, reply_id=run.reply_id, tool_call=call, tool=tool
     )
     if not has_rewriting_hook(run.agent.middlewares, "on_acting"):

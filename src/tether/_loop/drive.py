@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 from pydantic import BaseModel
 
+from tether import middleware
 from tether._loop.acting import act
 from tether._loop.current import reply_message
 from tether._loop.next_action import Act, Finish, Pause, Reason, next_action
@@ -29,7 +30,7 @@ from tether.event import (
     trusted_events,
 )
 from tether.message import Msg, detached
-from tether.middleware import ReplyCall, chain_iterator
+from tether.middleware import chain_iterator
 from tether.middleware._chain import close_stream, contract_error, has_hook, overrides_any
 from tether.state import Checkpoint
 
@@ -79,7 +80,7 @@ def _open(
         checkpoint=checkpoint,
     )
     if hooks and has_hook(hooks, "on_reply"):
-        call = ReplyCall(agent=agent, state=run.state, inputs=inputs)
+        call = middleware.ReplyCall(agent=agent, state=run.state, inputs=inputs)
         stream = chain_iterator(hooks, "on_reply", call, lambda c: drive(run, c.inputs))
     else:
         stream = drive(run, inputs)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
+from tether import middleware
 from tether._loop.next_action import Reason
 from tether._loop.places import assembler_for, streamed
 from tether._loop.reply import commit_step
@@ -13,7 +14,7 @@ from tether._loop.run import STRUCTURED_TOOL, Run
 from tether.context import ContextConfig
 from tether.context._step import build_system_prompt, compress_with_hooks, request_messages
 from tether.event import AgentEvent, EventType, ModelRetryEvent, trusted_events
-from tether.middleware import ModelCall, ReasoningCall, chain_iterator
+from tether.middleware import chain_iterator
 from tether.middleware._chain import close_stream, has_hook
 from tether.model import (
     ChatRequest,
@@ -51,7 +52,7 @@ def reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
     """One reasoning step, wrapped in the `on_reasoning` hooks."""
     if not run.agent.middlewares or not has_hook(run.agent.middlewares, "on_reasoning"):
         return _reason(run, action)
-    call = ReasoningCall(
+    call = middleware.ReasoningCall(
         agent=run.agent, state=run.state, reply_id=run.reply_id, iteration=run.cursor.iteration + 1
     )
     return chain_iterator(
@@ -87,7 +88,7 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
     model_name = agent.model.model_name
     ids, hooks = CallIds(state), agent.middlewares
     if hooks and has_hook(hooks, "on_model_call"):
-        model_call = ModelCall(
+        model_call = middleware.ModelCall(
             agent=agent, state=state, reply_id=reply_id, model=agent.model, request=request
         )
         stream = chain_iterator(

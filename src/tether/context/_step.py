@@ -8,11 +8,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
+from tether import middleware
 from tether.context._compress import CompressionRequest, compress_context, may_need_compressing
 from tether.context._config import ContextConfig
 from tether.context._truncate import fits_whole
 from tether.message import ContentBlock, HintBlock, Msg, SystemMsg, TextBlock
-from tether.middleware import CompressCall, SystemPromptCall, chain_awaitable, overrides
+from tether.middleware import chain_awaitable, overrides
 
 if TYPE_CHECKING:
     from tether.agent import Agent
@@ -30,12 +31,12 @@ async def build_system_prompt(agent: Agent, state: AgentState, tools_prompt: str
     if state.summary:
         parts.append(f"<context_summary>\n{state.summary}\n</context_summary>")
     prompt = "\n\n".join(parts) if len(parts) > 1 else parts[0]
-    call: SystemPromptCall | None = None
+    call: middleware.SystemPromptCall | None = None
     for mw in agent.middlewares:
         if overrides(mw, "on_system_prompt"):  # skips the pass-through ones, and inactive ones
             if call is None:
                 reply_id = state.reply.reply_id if state.reply is not None else ""
-                call = SystemPromptCall(agent=agent, state=state, reply_id=reply_id)
+                call = middleware.SystemPromptCall(agent=agent, state=state, reply_id=reply_id)
             prompt = await mw.on_system_prompt(prompt, call)
     return prompt
 
@@ -77,7 +78,7 @@ async def compress_with_hooks(
 
     reply_id = state.reply.reply_id if state.reply else None
 
-    async def handler(call: CompressCall) -> AgentEvent | None:
+    async def handler(call: middleware.CompressCall) -> AgentEvent | None:
         return await compress_context(
             CompressionRequest(
                 state=call.state,
@@ -91,7 +92,7 @@ async def compress_with_hooks(
             )
         )
 
-    call = CompressCall(agent=agent, state=state, reply_id=reply_id, config=config)
+    call = middleware.CompressCall(agent=agent, state=state, reply_id=reply_id, config=config)
     result: AgentEvent | None = await chain_awaitable(
         agent.middlewares, "on_compress_context", call, handler
     )

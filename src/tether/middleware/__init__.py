@@ -1,20 +1,27 @@
-"""Middleware: onion hooks around the reply, reasoning, model calls, tools and permissions."""
+"""Middleware: onion hooks around the reply, reasoning, model calls, tools and permissions.
 
+The hooks' records (`ReplyCall`, `ModelCall`, ...) load on first use (module
+`__getattr__`, PEP 562): the loop builds one only for a hook that is there, so an agent
+without middlewares never creates their seven frozen dataclasses (~25 M instructions of
+`from tether import Agent`).
+"""
+
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from tether.middleware._base import MiddlewareBase
-from tether.middleware._calls import (
-    ActingCall,
-    CompressCall,
-    ModelCall,
-    PermissionCall,
-    ReasoningCall,
-    ReplyCall,
-    SystemPromptCall,
-)
 from tether.middleware._chain import chain_awaitable, chain_iterator, overrides
 
 if TYPE_CHECKING:  # loaded lazily below; imported here for type checkers and the API docs
+    from tether.middleware._calls import (
+        ActingCall,
+        CompressCall,
+        ModelCall,
+        PermissionCall,
+        ReasoningCall,
+        ReplyCall,
+        SystemPromptCall,
+    )
     from tether.middleware._tracing import TracingMiddleware
 
 __all__ = [
@@ -33,7 +40,25 @@ __all__ = [
 ]
 
 
+_CALLS = frozenset(
+    {
+        "ActingCall",
+        "CompressCall",
+        "ModelCall",
+        "PermissionCall",
+        "ReasoningCall",
+        "ReplyCall",
+        "SystemPromptCall",
+    }
+)
+"""The records of `_calls`, loaded on first use."""
+
+
 def __getattr__(name: str) -> Any:
+    if name in _CALLS:
+        value = getattr(importlib.import_module("tether.middleware._calls"), name)
+        globals()[name] = value  # the next lookup is a plain module attribute
+        return value
     # TracingMiddleware needs the `otel` extra: load it (and OpenTelemetry) only when asked.
     if name != "TracingMiddleware":
         raise AttributeError(f"module 'tether.middleware' has no attribute {name!r}")

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from tether.middleware._calls import (
-    ActingCall,
-    CompressCall,
-    ModelCall,
-    PermissionCall,
-    ReasoningCall,
-    ReplyCall,
-    SystemPromptCall,
-)
+if TYPE_CHECKING:  # the hooks' records load on first use (see `tether.middleware`)
+    from tether.middleware._calls import (
+        ActingCall,
+        CompressCall,
+        ModelCall,
+        PermissionCall,
+        ReasoningCall,
+        ReplyCall,
+        SystemPromptCall,
+    )
 
 __all__ = ["MiddlewareBase"]
 

@@ -135,7 +135,7 @@ class StreamAssembler:
         text = "".join(self._parts)
         self._parts = []
         if isinstance(block, TextBlock):
-            block.text = text
+            block.__dict__["text"] = text  # a field given at construction: no __setattr__
             if self.emit:
                 return [trusted_events.text_block_end(self.reply_id, block.id)]
         else:
@@ -207,7 +207,8 @@ class StreamAssembler:
         events = self._close_open()
         for index, call in self._calls.items():
             arguments = "".join(self._args[index])
-            call.input = arguments if arguments.strip() else "{}"
+            # `input` was given at construction (in the fields set): no pydantic __setattr__
+            call.__dict__["input"] = arguments if arguments.strip() else "{}"
             if self.emit:
                 events.append(trusted_events.tool_call_end(self.reply_id, call.id, detached(call)))
         return events

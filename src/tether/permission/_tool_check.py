@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from tether.middleware import MiddlewareBase, PermissionCall, chain_awaitable, overrides
+from tether.middleware import MiddlewareBase, chain_awaitable, overrides
 from tether.permission._engine import PermissionEngine
 from tether.permission._types import (
     PermissionBehavior,
@@ -17,6 +17,7 @@ from tether.permission._types import (
 )
 
 if TYPE_CHECKING:
+    from tether.middleware import PermissionCall
     from tether.state import AgentState
     from tether.tool import ToolBase
 

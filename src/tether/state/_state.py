@@ -214,8 +214,9 @@ class AgentState(BaseModel):
     def add_message(self, msg: Msg) -> None:
         """Append a message to the context, keeping the token total current."""
         lighten(msg)
-        self.context.append(msg)
-        self.tokens_since_anchor += estimate_msg_tokens(msg)
+        values = self.__dict__  # no pydantic __setattr__: no assignment is validated
+        values["context"].append(msg)
+        values["tokens_since_anchor"] += estimate_msg_tokens(msg)
 
     def note_blocks(self, blocks: Iterable[ContentBlock]) -> None:
         """Account for blocks added to a message already in the context."""
@@ -223,7 +224,7 @@ class AgentState(BaseModel):
         for block in blocks:
             lighten(block)
             total += estimate_block_tokens(block)
-        self.tokens_since_anchor += total
+        self.__dict__["tokens_since_anchor"] += total  # the field is in the (shared) fields set
 
     def note_text_change(self, old: str, new: str) -> None:
         """Account for a text in the context that was replaced by another."""
@@ -269,10 +270,14 @@ class AgentState(BaseModel):
 
     def reply_msg(self) -> Msg | None:
         """The assistant message of the reply in progress, if any."""
-        if self.reply is None:
+        values = self.__dict__
+        cursor = values["reply"]
+        if cursor is None:
             return None
-        for msg in reversed(self.context):
-            if msg.id == self.reply.reply_id:
+        reply_id: str = cursor.reply_id
+        context: list[Msg] = values["context"]
+        for msg in reversed(context):
+            if msg.id == reply_id:
                 return msg
         return None
 
