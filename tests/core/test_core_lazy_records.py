@@ -70,3 +70,8 @@ def test_a_reply_without_hooks_loads_no_records_and_with_one_does() -> None:
         "reply([Hook()])\n"
     )
     assert "tether.middleware._calls" in _loaded_after(run)
+
+
+def test_the_lazy_names_are_exactly_the_records_of_calls() -> None:
+    # `_CALLS` is read off `tether.middleware.__all__`: a record added to `_calls` only fails here.
+    assert set(tether.middleware._CALLS) == set(_calls.__all__)

@@ -40,17 +40,7 @@ __all__ = [
 ]
 
 
-_CALLS = frozenset(
-    {
-        "ActingCall",
-        "CompressCall",
-        "ModelCall",
-        "PermissionCall",
-        "ReasoningCall",
-        "ReplyCall",
-        "SystemPromptCall",
-    }
-)
+_CALLS = frozenset(name for name in __all__ if name.endswith("Call"))
 """The records of `_calls`, loaded on first use."""
 
 
