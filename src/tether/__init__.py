@@ -10,6 +10,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from tether import _lazy
+
 if TYPE_CHECKING:
     from tether.agent import Agent, ContextConfig, ModelConfig, ReActConfig
     from tether.event import AgentEvent, EventType
@@ -64,7 +66,7 @@ _HOMES = {
 def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is not None:
-        value = getattr(importlib.import_module(home), name)
+        value = _lazy.load(__name__, name, home)
     elif name.startswith("_"):
         raise AttributeError(f"module 'tether' has no attribute {name!r}")
     else:  # a subpackage not imported yet (`tether.message.Msg` after `import tether`)

@@ -6,9 +6,9 @@ without middlewares never creates their seven frozen dataclasses (~25 M instruct
 `from tether import Agent`).
 """
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
+from tether import _lazy
 from tether.middleware._base import MiddlewareBase
 from tether.middleware._chain import chain_awaitable, chain_iterator, overrides
 
@@ -46,7 +46,7 @@ _CALLS = frozenset(name for name in __all__ if name.endswith("Call"))
 
 def __getattr__(name: str) -> Any:
     if name in _CALLS:
-        value = getattr(importlib.import_module("tether.middleware._calls"), name)
+        value = _lazy.load(__name__, name, "tether.middleware._calls")
         globals()[name] = value  # the next lookup is a plain module attribute
         return value
     # TracingMiddleware needs the `otel` extra: load it (and OpenTelemetry) only when asked.

@@ -90,6 +90,6 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'tether.model' has no attribute {name!r}")
-    import importlib
+    from tether import _lazy
 
-    return getattr(importlib.import_module(module), name)
+    return _lazy.load(__name__, name, module)

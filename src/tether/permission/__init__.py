@@ -81,9 +81,9 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'tether.permission' has no attribute {name!r}")
-    import importlib
+    from tether import _lazy
 
     full = module if module.startswith("tether.") else f"tether.permission.{module}"
-    value = getattr(importlib.import_module(full), name)
+    value = _lazy.load(__name__, name, full)
     globals()[name] = value
     return value

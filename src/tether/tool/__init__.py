@@ -51,9 +51,9 @@ _BUILTINS = {"Bash", "Edit", "Glob", "Grep", "Read", "Write"}
 def __getattr__(name: str) -> Any:
     # The built-in tools pull in their helpers only when first used.
     if name in _BUILTINS:
-        from tether.tool import builtin
+        from tether import _lazy
 
-        return getattr(builtin, name)
+        return _lazy.load(__name__, name, "tether.tool.builtin")
     raise AttributeError(f"module 'tether.tool' has no attribute {name!r}")
 
 

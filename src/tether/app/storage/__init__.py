@@ -8,8 +8,9 @@ Also the service's event logs and leases: `EventLogBase`, `SQLiteEventLog`, `Red
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from tether import _lazy
 
 if TYPE_CHECKING:
     from tether.app.storage._base import StorageBase
@@ -83,7 +84,7 @@ def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
+    value = _lazy.load(__name__, name, home)
     if name in _OWN_MODULE:
         value.__module__ = __name__
     globals()[name] = value
