@@ -9,6 +9,7 @@ from functools import lru_cache
 from tether.permission._path_rules import PathScope, RuleSet, path_scope, rule_set
 from tether.permission._paths import FileAccess, ResolvedPath, decide_path_access, restriction
 from tether.permission._resolve import cached_normpath, resolve_dir, resolve_fresh, resolve_path
+from tether.permission._shell_hazards import check_ruled
 from tether.permission._shell_plan import shell_plan
 from tether.permission._types import (
     PermissionBehavior,
@@ -236,7 +237,9 @@ def _contents_judge(scope: PathScope) -> Judge:
     return judge
 
 
-def _judge(part: ShellCommand, allowed: bool, env: _Env, verdict: _Verdict) -> None:
+def _judge(
+    part: ShellCommand, allowed: bool, env: _Env, verdict: _Verdict, *, exact: bool = False
+) -> None:
     if env.dirs is None:
         verdict.ask("a `cd` goes to a directory that can't be known before running")
         return
@@ -245,6 +248,7 @@ def _judge(part: ShellCommand, allowed: bool, env: _Env, verdict: _Verdict) -> N
         _check_paths(part, "write", env, verdict, full=False)
         return
     if allowed:
+        check_ruled(part, exact=exact, env=env, verdict=verdict)
         _check_paths(part, "write", env, verdict, full=False)
         return
     if part.read_only:
@@ -336,8 +340,9 @@ def check_shell_command(
     for problem in analysis.problems:
         verdict.ask(f"`{command[:80]}`: {problem}", changes=True)
     env = _Env(context, rules, possible_dirs(analysis, cwd))
-    for part, allowed in zip(analysis.commands, plan.allowed, strict=True):
-        _judge(part, allowed, env, verdict)
+    exact = plan.exact or (False,) * len(plan.allowed)
+    for part, allowed, whole in zip(analysis.commands, plan.allowed, exact, strict=True):
+        _judge(part, allowed, env, verdict, exact=whole)
         if verdict.deny is not None:
             return verdict.decision(context.mode)
     for redirect in analysis.redirects:

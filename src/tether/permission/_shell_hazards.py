@@ -1,0 +1,111 @@
+"""Rules grant words, never capabilities: the hazards checked for a command a rule allows.
+
+A `Bash(prefix:*)` allow rule says the program may run with those words. It never says
+the program may run another one (`sed 's/x/id/e'`, `sort --compress-program`), write or
+read outside the work dirs (`sort -o ~/.local/bin/git`, `git diff --output=/x`), read a
+list of files (`sort --files0-from`), or load repository config that names a program
+(`cd sub && git diff` in an embedded bare repository with `core.fsmonitor`). The
+hazards come from the shell package's one option table (`ShellCommand.hazards`), the same
+table that decides the read-only list. An exact rule (the whole command, as the user saw
+it) allows what the words show; config git would read is never shown, so it is checked
+under every rule.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from tether.permission._path_rules import PathScope
+from tether.permission._resolve import ResolvedPath, resolve_path
+from tether.shell import Hazard, ShellCommand, expand_glob, git_config_problem
+
+if TYPE_CHECKING:
+    from tether.permission._shell_check import _Env, _Verdict
+
+__all__ = ["check_ruled"]
+
+_FINE = frozenset({"inside", "allow"})
+_HARMLESS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "-"})
+
+
+def check_ruled(part: ShellCommand, *, exact: bool, env: _Env, verdict: _Verdict) -> None:
+    """Ask for every hazard of a part an allow rule matched.
+
+    Args:
+        part: The simple command.
+        exact: Whether the matching rule is the whole command (it then allows the hazards
+            its words show; git config is still checked).
+        env: The decision's shared state (work dirs, rules, resolved paths).
+        verdict: Collects the reasons to ask.
+    """
+    assert env.dirs is not None
+    for hazard in part.hazards:
+        if hazard.kind == "git":
+            _check_git_dir(hazard, env, verdict)
+        elif exact:
+            continue
+        elif hazard.kind in ("exec", "names"):
+            verdict.ask(f"{hazard.reason} (an allow rule grants words, not this)", changes=True)
+        else:
+            _check_hazard_path(hazard, env, verdict)
+    if not exact:
+        _check_outside(part, env, verdict)
+
+
+def _kind(scope: PathScope, access: str, resolved: ResolvedPath) -> str:
+    tool = "Read" if access == "read" else "Edit"
+    return scope.verdict(tool, "read" if access == "read" else "write", resolved).kind
+
+
+def _check_hazard_path(hazard: Hazard, env: _Env, verdict: _Verdict) -> None:
+    path = hazard.path
+    if path in _HARMLESS:
+        return
+    if not path:
+        verdict.ask(f"{hazard.reason}, a file tether cannot name", changes=True)
+        return
+    for cwd in env.dirs or ():
+        kind = _kind(env.scope, hazard.kind, resolve_path(path, cwd, env.memo))
+        if kind not in _FINE:
+            where = "a sensitive path" if kind == "sensitive" else "outside the allowed paths"
+            verdict.ask(f"{hazard.reason} ({where})", changes=hazard.kind == "write")
+            return
+
+
+def _check_outside(part: ShellCommand, env: _Env, verdict: _Verdict) -> None:
+    """A ruled command's words and directory stay inside the work dirs and off sensitive paths."""
+    args = part.args
+    for cwd in env.dirs or ():
+        paths = [".", *args.paths]
+        for pattern in args.globs:
+            matches = expand_glob(pattern, cwd)
+            if matches is None:
+                verdict.ask(f"can't tell which files `{pattern}` names")
+                return
+            paths.extend(matches)
+        for path in paths:
+            if path in _HARMLESS:
+                continue
+            kind = _kind(env.scope, "read", resolve_path(path, cwd, env.memo))
+            if kind == "sensitive":
+                verdict.ask(f"`{part.text[:80]}` names a sensitive path: {path}")
+                return
+            if kind == "outside":
+                where = "runs outside" if path == "." else f"names {path}, outside"
+                verdict.ask(f"`{part.text[:80]}` {where} the working directories")
+                return
+
+
+def _check_git_dir(hazard: Hazard, env: _Env, verdict: _Verdict) -> None:
+    """The config git reads from each directory it may run in (and `-C dir`)."""
+    if hazard.path is None and env.git_checked:
+        return
+    if hazard.path is None:
+        env.git_checked = True
+    for cwd in env.dirs or ():
+        where = cwd if hazard.path is None else os.path.join(cwd, os.path.expanduser(hazard.path))
+        problem = git_config_problem(where)
+        if problem is not None:
+            verdict.ask(problem, changes=True)
+            return
