@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from tether.shell._options import OPTION_MODELS, command_hazards
+from tether.shell._options import EXACT_ONLY, OPTION_MODELS, command_hazards
 
 __all__ = [
     "ReadOnlySpec",
@@ -335,6 +336,27 @@ def _is_subcommand(word: str) -> bool:
     return bool(re.fullmatch(r"[A-Za-z][A-Za-z0-9_.:-]*", word)) and "/" not in word
 
 
+def _exact_only(name: str, words: list[str]) -> bool:
+    """Whether only the exact command may be suggested.
+
+    So for a program that can run or write through its arguments (`sed`, `sort`, `tar`...),
+    a git sub-command that runs programs, and any call whose options already run, write or
+    read beyond its words.
+    """
+    if name in EXACT_ONLY and name != "git":
+        return True
+    hazards = command_hazards(words)
+    return any(h.kind != "git" for h in hazards) or (
+        name == "git" and any(h.kind == "git" and h.path is not None for h in hazards)
+    )
+
+
+def _exact(words: list[str]) -> str | None:
+    """The exact command as a rule, quoted so it reads back as the same words."""
+    plain = shlex.join(words)
+    return plain if len(plain) <= 200 and "\n" not in plain else None
+
+
 def suggest_for(words: list[str], text: str) -> str | None:
     """The narrowest useful `Bash(...)` specifier for a static command, or `None`.
 
@@ -346,6 +368,8 @@ def suggest_for(words: list[str], text: str) -> str | None:
     name = command_name(words[0])
     args = words[1:]
     family = _family(name)
+    if _exact_only(name, words):
+        return _exact(words)
     if family == "python" and args[:1] == ["-m"] and len(args) >= 2:
         return f"{words[0]} -m {args[1]}:*"
     if (
