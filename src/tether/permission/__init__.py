@@ -28,7 +28,11 @@ if TYPE_CHECKING:
     from tether.permission._rule_scope import exact_path_rule_problem, narrower_than
     from tether.permission._search import search_filter
     from tether.permission._sensitive import is_sensitive_path
-    from tether.permission._shell_check import check_shell_command, is_read_only_command
+    from tether.permission._shell_check import (
+        check_shell_command,
+        is_read_only_command,
+        match_allow_rule,
+    )
     from tether.permission._shell_rules import match_shell_rule, suggest_shell_rules
     from tether.shell import ShellAnalysis, ShellCommand, ShellRedirect, ShellWord, analyze_command
 
@@ -51,6 +55,7 @@ __all__ = [
     "exact_path_rule_problem",
     "is_read_only_command",
     "is_sensitive_path",
+    "match_allow_rule",
     "match_path_rule",
     "match_shell_rule",
     "narrower_than",
@@ -72,6 +77,7 @@ _LAZY = {
     "narrower_than": "_rule_scope",
     "check_shell_command": "_shell_check",
     "is_read_only_command": "_shell_check",
+    "match_allow_rule": "_shell_check",
     "ShellAnalysis": "tether.shell",
     "ShellCommand": "tether.shell",
     "ShellRedirect": "tether.shell",

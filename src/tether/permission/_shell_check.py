@@ -11,6 +11,7 @@ from tether.permission._paths import FileAccess, ResolvedPath, decide_path_acces
 from tether.permission._resolve import cached_normpath, resolve_dir, resolve_fresh, resolve_path
 from tether.permission._shell_hazards import check_ruled
 from tether.permission._shell_plan import shell_plan
+from tether.permission._shell_rules import match_shell_rule, shell_words
 from tether.permission._types import (
     PermissionBehavior,
     PermissionContext,
@@ -31,7 +32,7 @@ from tether.shell import (
     walk_problem,
 )
 
-__all__ = ["check_shell_command", "is_read_only_command"]
+__all__ = ["check_shell_command", "is_read_only_command", "match_allow_rule"]
 
 _TOOL = "Bash"
 _EDIT_IN_ACCEPT_EDITS = frozenset({"mkdir", "touch"})
@@ -374,3 +375,34 @@ def is_read_only_command(command: str, *, cwd: str) -> bool:
     return all(
         r.access == "read" or r.target.value in _HARMLESS_TARGETS for r in analysis.redirects
     )
+
+
+def match_allow_rule(
+    rule: PermissionRule, command: str, context: PermissionContext, *, cwd: str
+) -> bool:
+    """Whether a `Bash` allow rule allows a command: its words match, and so do the hazards.
+
+    The same decision as `check_shell_command` with that rule as the only `Bash` rule, so
+    a rule matched after the command's own check asked still grants words only, never what
+    the hazards of the command do (one code path). A compound exact rule (`a | b`) is the
+    whole command as the user saw it, and matches by its text alone.
+
+    Args:
+        rule: An allow rule of the `Bash` tool.
+        command: The shell command.
+        context: Mode and work dirs (its other `Bash` rules are not used).
+        cwd: The shell's current directory.
+    """
+    if not match_shell_rule(rule, command, cwd=cwd):
+        return False
+    if rule.rule_content is None or shell_words(rule.rule_content) is None:
+        return True
+    only = context.model_copy(
+        update={
+            "allow_rules": [rule],
+            "ask_rules": [r for r in context.ask_rules if r.tool_name != _TOOL],
+            "deny_rules": [r for r in context.deny_rules if r.tool_name != _TOOL],
+        }
+    )
+    found = check_shell_command(command, only, cwd=cwd)
+    return found.behavior is PermissionBehavior.ALLOW
