@@ -62,8 +62,11 @@ def make_place(base: Path, *, repo: bool) -> Place:
         ("core.fsmonitor", f"touch {marker}; false"),
     ):
         _git("-C", str(work / "emb"), "config", key, value)
-    if repo:
+    if repo:  # one commit, then a change: `git diff` has something to show
         _git("init", "-q", str(work))
+        _git("-C", str(work), "add", "a.txt")
+        _git("-C", str(work), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "a")
+        (work / "a.txt").write_text("x\nchanged\n")
     return Place(work=work, home=home, marker=marker, secret=secret)
 
 
@@ -89,7 +92,7 @@ FURTHER: list[tuple[str, str]] = [
             "sed '/x/e touch {M}' a.txt",
             "sed -E 's#(x)#touch {M}#e' a.txt",
             "sed -ne 's!x!touch {M}!ep' a.txt",
-            "sed 's_x_touch {M}_e' a.txt",
+            "sed 's@x@touch {M}@e' a.txt",
             "sed 'y/a/b/;1e touch {M}' a.txt",
             "sed -n 'w {M}' a.txt",
             "sed 's/x/y/w {M}' a.txt",
@@ -169,13 +172,13 @@ FURTHER: list[tuple[str, str]] = [
     ("Bash(git log:*)", "git log -p --output={M}"),
     ("Bash(git show:*)", "git show --output={M}"),
     ("Bash(git status:*)", "cd emb && git status"),
-    ("Bash(git format-patch:*)", "git format-patch -o {M} HEAD"),
+    ("Bash(git format-patch:*)", "git format-patch -1 -o {M}"),
     # find, xargs, env, awk, rg, tree, uniq, checksum lists
     *(
         ("Bash(find:*)", c)
         for c in [
-            "find . -name a.txt -exec touch {M} ;",
-            "find . -name a.txt -execdir touch {M} ;",
+            "find . -name a.txt -exec touch {M} \\;",
+            "find . -name a.txt -execdir touch {M} +",
             "find . -fprint {M}",
             "find . -fprintf {M} x",
             "find . -fls {M}",

@@ -141,7 +141,7 @@ async def test_harmless_calls_still_run_under_a_prefix_rule(place: Place) -> Non
     ):
         outcome: Any = await run_call(Bash(), {"command": command}, place.work, allow_rules=[rule])
         assert not outcome.asked, (rule, command, outcome.output)
-    assert (place.work / "sorted.txt").read_text() == "x\n"
+    assert (place.work / "sorted.txt").read_text() == "changed\nx\n"
 
 
 async def test_an_exact_rule_allows_what_its_words_show(place: Place) -> None:
