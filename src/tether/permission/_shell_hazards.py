@@ -84,6 +84,7 @@ def _check_outside(part: ShellCommand, env: _Env, verdict: _Verdict) -> None:
                 verdict.ask(f"can't tell which files `{pattern}` names")
                 return
             paths.extend(matches)
+        env.prepare(cwd, paths, full=True)
         for path in paths:
             if path in _HARMLESS:
                 continue
