@@ -185,14 +185,12 @@ def _cluster(
 
     GNU getopt gives the first value-taking letter the rest of the cluster or the next
     word; an old-style tar cluster (`tar cfC a.tar dir`) gives each value-taking letter
-    the next unused word in turn. A letter after a value-taking one is reported too
-    (it may be the value, but over-asking is the safe side).
+    the next unused word in turn.
     """
     _, shorts = _forms(model.options)
     takes = set(model.value_shorts) | shorts
     hazards: list[Hazard] = []
     taken = 0
-    valued = False
     for position, char in enumerate(arg[1:], start=1):
         value: str | None = None
         if char in takes:
@@ -200,11 +198,12 @@ def _cluster(
                 taken += 1
                 at = index + taken
                 value = args[at] if at < len(args) else None
-            elif not valued:
+            else:
                 value = arg[position + 1 :] or (args[index + 1] if index + 1 < len(args) else None)
-            valued = True
         if char in shorts:
             hazards.append(_hazard(name, model, f"-{char}", value))
+        if char in takes and not old:
+            break  # the rest of the cluster is the value
     return hazards
 
 
