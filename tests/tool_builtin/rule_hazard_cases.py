@@ -153,6 +153,8 @@ FURTHER: list[tuple[str, str]] = [
             "tar --files-from={LIST} -cf x.tar",
             "tar -cf x.tar {S}",
             "tar --index-file={M} -cvf x.tar a.txt",
+            "tar -P -xf x.tar",
+            "tar --absolute-names -xf x.tar",
         ]
     ),
     # git diff-like --output, the embedded repo, -C, an outside or sensitive read

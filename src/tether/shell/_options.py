@@ -36,6 +36,8 @@ class OptionModel:
     write: frozenset[str] = frozenset()
     read: frozenset[str] = frozenset()
     names: frozenset[str] = frozenset()
+    anywhere: frozenset[str] = frozenset()
+    """Flags (no value) that let it write wherever its input says (`tar -P`)."""
     value_shorts: str = ""
     """Short options that take a value (glued on, or the next word)."""
     script: Callable[[Sequence[str]], list[Hazard]] | None = None
@@ -44,7 +46,7 @@ class OptionModel:
     @property
     def options(self) -> frozenset[str]:
         """Every option of the model that is a hazard."""
-        return self.exec | self.write | self.read | self.names
+        return self.exec | self.write | self.read | self.names | self.anywhere
 
 
 def _o(text: str) -> frozenset[str]:
@@ -73,6 +75,7 @@ OPTION_MODELS: dict[str, OptionModel] = {
         ),
         write=_o("--index-file --listed-incremental -g --directory -C"),
         names=_o("--files-from -T"),
+        anywhere=_o("--absolute-names -P"),
         value_shorts="fCTIFgKNVbLX",
     ),
     "git": OptionModel(
@@ -112,9 +115,11 @@ GIT_RUNNING_SUBCOMMANDS = _o(
 write config that names programs."""
 EXACT_ONLY = frozenset(
     "sed awk gawk mawk nawk sort tar find fd xargs env rg tree file date printf uniq "
-    "patch perl".split()
+    "patch perl alias unalias export declare typeset local readonly set shopt unset enable "
+    "hash trap ulimit umask".split()
 ) | frozenset(OPTION_MODELS)
-"""Programs whose suggested rule is the exact command, never a prefix."""
+"""Programs whose suggested rule is the exact command, never a prefix (the builtins change
+the state of a shell that later commands run in: `alias git=...`, `shopt -s ...`)."""
 _WHOLE = frozenset({"--checkpoint"})
 """Options of their own that merely begin like a hazardous one (`tar --checkpoint=N`)."""
 
@@ -171,6 +176,8 @@ def _value(arg: str, option: str, args: Sequence[str], index: int) -> str | None
 def _hazard(name: str, model: OptionModel, option: str, path: str | None) -> Hazard:
     if option in model.exec:
         return Hazard("exec", f"`{name} {option}` runs another program")
+    if option in model.anywhere:
+        return Hazard("write", f"`{name} {option}` writes wherever its input says")
     if option in model.names:
         return Hazard("names", f"`{name} {option}` reads the names of files to use")
     kind: HazardKind = "write" if option in model.write else "read"
@@ -188,7 +195,7 @@ def _cluster(
     the next unused word in turn.
     """
     _, shorts = _forms(model.options)
-    takes = set(model.value_shorts) | shorts
+    takes = set(model.value_shorts) | (shorts - _forms(model.anywhere)[1])
     hazards: list[Hazard] = []
     taken = 0
     for position, char in enumerate(arg[1:], start=1):
