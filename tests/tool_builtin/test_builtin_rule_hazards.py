@@ -158,3 +158,10 @@ async def test_an_exact_rule_allows_what_its_words_show(place: Place) -> None:
         allow_rules=["Bash(cd emb)", "Bash(git diff)"],
     )
     assert outcome.asked and not place.marker.exists()
+    outcome = await run_call(
+        Bash(),
+        {"command": "cd emb && git diff"},
+        place.work,
+        allow_rules=["Bash(cd emb && git diff)"],
+    )
+    assert outcome.asked and not place.marker.exists()

@@ -9,7 +9,7 @@ from functools import lru_cache
 from tether.permission._path_rules import PathScope, RuleSet, path_scope, rule_set
 from tether.permission._paths import FileAccess, ResolvedPath, decide_path_access, restriction
 from tether.permission._resolve import cached_normpath, resolve_dir, resolve_fresh, resolve_path
-from tether.permission._shell_hazards import check_ruled
+from tether.permission._shell_hazards import check_ruled, config_problem
 from tether.permission._shell_plan import shell_plan
 from tether.permission._shell_rules import match_shell_rule, shell_words
 from tether.permission._types import (
@@ -385,7 +385,8 @@ def match_allow_rule(
     The same decision as `check_shell_command` with that rule as the only `Bash` rule, so
     a rule matched after the command's own check asked still grants words only, never what
     the hazards of the command do (one code path). A compound exact rule (`a | b`) is the
-    whole command as the user saw it, and matches by its text alone.
+    whole command as the user saw it, and matches by its text (and the repository config
+    git would read, which the text never shows).
 
     Args:
         rule: An allow rule of the `Bash` tool.
@@ -396,7 +397,7 @@ def match_allow_rule(
     if not match_shell_rule(rule, command, cwd=cwd):
         return False
     if rule.rule_content is None or shell_words(rule.rule_content) is None:
-        return True
+        return config_problem(command, cwd) is None
     only = context.model_copy(
         update={
             "allow_rules": [rule],

@@ -18,12 +18,19 @@ from typing import TYPE_CHECKING
 
 from tether.permission._path_rules import PathScope
 from tether.permission._resolve import ResolvedPath, resolve_path
-from tether.shell import Hazard, ShellCommand, expand_glob, git_config_problem
+from tether.shell import (
+    Hazard,
+    ShellCommand,
+    analyze_command,
+    expand_glob,
+    git_config_problem,
+    possible_dirs,
+)
 
 if TYPE_CHECKING:
     from tether.permission._shell_check import _Env, _Verdict
 
-__all__ = ["check_ruled"]
+__all__ = ["check_ruled", "config_problem"]
 
 _FINE = frozenset({"inside", "allow"})
 _HARMLESS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "-"})
@@ -110,3 +117,26 @@ def _check_git_dir(hazard: Hazard, env: _Env, verdict: _Verdict) -> None:
         if problem is not None:
             verdict.ask(problem, changes=True)
             return
+
+
+def config_problem(command: str, cwd: str) -> str | None:
+    """Why git in some part of `command` would load config that names a program, if it would.
+
+    For rules that match by the whole text (`Bash(cd sub && git diff)`): the words are what
+    the user saw, the repository config is not.
+    """
+    analysis = analyze_command(command)
+    dirs = possible_dirs(analysis, cwd)
+    for part in analysis.commands:
+        for hazard in part.hazards:
+            if hazard.kind != "git":
+                continue
+            if dirs is None:
+                return "git may run in a directory known only when the command runs"
+            for where in dirs:
+                if hazard.path is not None:
+                    where = os.path.join(where, os.path.expanduser(hazard.path))
+                problem = git_config_problem(where)
+                if problem is not None:
+                    return problem
+    return None
