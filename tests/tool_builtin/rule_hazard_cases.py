@@ -62,6 +62,12 @@ def make_place(base: Path, *, repo: bool) -> Place:
         ("core.fsmonitor", f"touch {marker}; false"),
     ):
         _git("-C", str(work / "emb"), "config", key, value)
+    # ... and one with nothing in its config but hooks (run when pushed to, for one).
+    _git("init", "-q", "--bare", str(work / "emb2"))
+    for hook in ("pre-receive", "update"):
+        path = work / "emb2" / "hooks" / hook
+        path.write_text(f"#!/bin/sh\ntouch {marker}\n")
+        path.chmod(0o755)
     if repo:  # one commit, then a change: `git diff` has something to show
         _git("init", "-q", str(work))
         _git("-C", str(work), "add", "a.txt")
@@ -172,6 +178,10 @@ FURTHER: list[tuple[str, str]] = [
         ]
     ),
     ("Bash(git log:*)", "git log -p --output={M}"),
+    ("Bash(git push:*)", "git push ./emb2 HEAD:refs/heads/x"),
+    ("Bash(git push:*)", "git push emb2 HEAD:refs/heads/x"),
+    ("Bash(git:*)", "git push emb2 HEAD:refs/heads/x"),
+    ("Bash(git log:*)", "cd emb2 && git log"),
     ("Bash(git show:*)", "git show --output={M}"),
     ("Bash(git status:*)", "cd emb && git status"),
     ("Bash(git format-patch:*)", "git format-patch -1 -o {M}"),

@@ -62,6 +62,7 @@ def test_the_attacks_are_real_without_tether(place: Place) -> None:
         "sed 's|x|touch {M}|e' a.txt",
         "sort -o {M} a.txt",
         "git diff --output={M}",
+        "git push ./emb2 HEAD:refs/heads/x",
     ):
         place.marker.unlink(missing_ok=True)
         subprocess.run(["bash", "-c", place.fill(command)], cwd=place.work, capture_output=True)

@@ -25,6 +25,7 @@ from tether.shell import (
     expand_glob,
     git_config_problem,
     possible_dirs,
+    repository_problem,
 )
 
 if TYPE_CHECKING:
@@ -47,6 +48,8 @@ def check_ruled(part: ShellCommand, *, exact: bool, env: _Env, verdict: _Verdict
         verdict: Collects the reasons to ask.
     """
     assert env.dirs is not None
+    if part.name == "git":
+        _check_repositories(part, env, verdict)
     for hazard in part.hazards:
         if hazard.kind == "git":
             _check_git_dir(hazard, env, verdict)
@@ -113,10 +116,22 @@ def _check_git_dir(hazard: Hazard, env: _Env, verdict: _Verdict) -> None:
         env.git_checked = True
     for cwd in env.dirs or ():
         where = cwd if hazard.path is None else os.path.join(cwd, os.path.expanduser(hazard.path))
-        problem = git_config_problem(where)
+        problem = git_config_problem(where, bare_hooks=True)
         if problem is not None:
             verdict.ask(problem, changes=True)
             return
+
+
+def _check_repositories(part: ShellCommand, env: _Env, verdict: _Verdict) -> None:
+    """A repository git is pointed at by an argument (`git push ./emb`) runs its hooks."""
+    for cwd in env.dirs or ():
+        for path in part.args.paths:
+            where = os.path.join(cwd, os.path.expanduser(path))
+            if os.path.isdir(where):
+                problem = repository_problem(where)
+                if problem is not None:
+                    verdict.ask(problem, changes=True)
+                    return
 
 
 def config_problem(command: str, cwd: str) -> str | None:
@@ -136,7 +151,14 @@ def config_problem(command: str, cwd: str) -> str | None:
             for where in dirs:
                 if hazard.path is not None:
                     where = os.path.join(where, os.path.expanduser(hazard.path))
-                problem = git_config_problem(where)
+                problem = git_config_problem(where, bare_hooks=True)
                 if problem is not None:
                     return problem
+        if part.name == "git":
+            for where in dirs or ():
+                for path in part.args.paths:
+                    full = os.path.join(where, os.path.expanduser(path))
+                    problem = repository_problem(full) if os.path.isdir(full) else None
+                    if problem is not None:
+                        return problem
     return None

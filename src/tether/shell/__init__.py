@@ -17,7 +17,7 @@ from tether.shell._commands import (
     looks_through,
     read_only_spec,
 )
-from tether.shell._git_config import git_config_problem
+from tether.shell._git_config import git_config_problem, repository_problem
 from tether.shell._hazard import Hazard
 from tether.shell._options import EXACT_ONLY, command_hazards
 from tether.shell._parse import (
@@ -52,6 +52,7 @@ __all__ = [
     "looks_through",
     "possible_dirs",
     "read_only_spec",
+    "repository_problem",
     "walk_of",
     "walk_problem",
 ]
