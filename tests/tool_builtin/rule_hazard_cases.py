@@ -30,6 +30,7 @@ class Place:
             .replace("{S}", str(self.secret))
             .replace("{EVIL}", "./evil.sh")
             .replace("{LIST}", "list0")
+            .replace("{W}", str(self.work))
         )
 
 
@@ -181,6 +182,7 @@ FURTHER: list[tuple[str, str]] = [
     ("Bash(git push:*)", "git push ./emb2 HEAD:refs/heads/x"),
     ("Bash(git push:*)", "git push emb2 HEAD:refs/heads/x"),
     ("Bash(git:*)", "git push emb2 HEAD:refs/heads/x"),
+    ("Bash(git push:*)", "git push file://{W}/emb2 HEAD:refs/heads/x"),
     ("Bash(git log:*)", "cd emb2 && git log"),
     ("Bash(git show:*)", "git show --output={M}"),
     ("Bash(git status:*)", "cd emb && git status"),

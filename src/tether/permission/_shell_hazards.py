@@ -126,7 +126,7 @@ def _check_repositories(part: ShellCommand, env: _Env, verdict: _Verdict) -> Non
     """A repository git is pointed at by an argument (`git push ./emb`) runs its hooks."""
     for cwd in env.dirs or ():
         for path in part.args.paths:
-            where = os.path.join(cwd, os.path.expanduser(path))
+            where = os.path.join(cwd, os.path.expanduser(path.removeprefix("file://")))
             if os.path.isdir(where):
                 problem = repository_problem(where)
                 if problem is not None:
