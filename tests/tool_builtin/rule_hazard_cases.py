@@ -74,6 +74,9 @@ def make_place(base: Path, *, repo: bool) -> Place:
         _git("-C", str(work), "add", "a.txt")
         _git("-C", str(work), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "a")
         (work / "a.txt").write_text("x\nchanged\n")
+        _git("-C", str(work), "remote", "add", "hooked", "./emb2")
+        _git("-C", str(work), "config", "push.default", "current")
+        _git("-C", str(work), "config", "remote.pushDefault", "hooked")
     return Place(work=work, home=home, marker=marker, secret=secret)
 
 
@@ -183,6 +186,8 @@ FURTHER: list[tuple[str, str]] = [
     ("Bash(git push:*)", "git push emb2 HEAD:refs/heads/x"),
     ("Bash(git:*)", "git push emb2 HEAD:refs/heads/x"),
     ("Bash(git push:*)", "git push file://{W}/emb2 HEAD:refs/heads/x"),
+    ("Bash(git push:*)", "git push hooked HEAD:refs/heads/x"),
+    ("Bash(git push:*)", "git push"),
     ("Bash(git log:*)", "cd emb2 && git log"),
     ("Bash(git show:*)", "git show --output={M}"),
     ("Bash(git status:*)", "cd emb && git status"),

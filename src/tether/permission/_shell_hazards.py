@@ -24,6 +24,7 @@ from tether.shell import (
     analyze_command,
     expand_glob,
     git_config_problem,
+    local_remotes,
     possible_dirs,
     repository_problem,
 )
@@ -122,11 +123,24 @@ def _check_git_dir(hazard: Hazard, env: _Env, verdict: _Verdict) -> None:
             return
 
 
+_REMOTE_SUBCOMMANDS = frozenset({"push", "fetch", "pull", "ls-remote", "remote"})
+
+
+def _repositories(part: ShellCommand, cwd: str) -> list[str]:
+    """The local repositories a git command may reach: named, or through a remote."""
+    found = [
+        os.path.join(cwd, os.path.expanduser(path.removeprefix("file://")))
+        for path in part.args.paths
+    ]
+    if _REMOTE_SUBCOMMANDS.intersection(v for v in part.values[1:] if v is not None):
+        found.extend(local_remotes(cwd))
+    return found
+
+
 def _check_repositories(part: ShellCommand, env: _Env, verdict: _Verdict) -> None:
-    """A repository git is pointed at by an argument (`git push ./emb`) runs its hooks."""
+    """A repository git is pointed at (`git push ./emb`, a remote) runs its hooks."""
     for cwd in env.dirs or ():
-        for path in part.args.paths:
-            where = os.path.join(cwd, os.path.expanduser(path.removeprefix("file://")))
+        for where in _repositories(part, cwd):
             if os.path.isdir(where):
                 problem = repository_problem(where)
                 if problem is not None:
@@ -156,8 +170,7 @@ def config_problem(command: str, cwd: str) -> str | None:
                     return problem
         if part.name == "git":
             for where in dirs or ():
-                for path in part.args.paths:
-                    full = os.path.join(where, os.path.expanduser(path))
+                for full in _repositories(part, where):
                     problem = repository_problem(full) if os.path.isdir(full) else None
                     if problem is not None:
                         return problem

@@ -17,7 +17,7 @@ from tether.shell._commands import (
     looks_through,
     read_only_spec,
 )
-from tether.shell._git_config import git_config_problem, repository_problem
+from tether.shell._git_config import git_config_problem, local_remotes, repository_problem
 from tether.shell._hazard import Hazard
 from tether.shell._options import EXACT_ONLY, command_hazards
 from tether.shell._parse import (
@@ -49,6 +49,7 @@ __all__ = [
     "expand_glob",
     "git_config_problem",
     "is_trusted_location",
+    "local_remotes",
     "looks_through",
     "possible_dirs",
     "read_only_spec",

@@ -18,7 +18,7 @@ from typing import Literal
 
 from tether.shell._git_syntax import config_entries
 
-__all__ = ["git_config_problem", "repository_problem"]
+__all__ = ["git_config_problem", "local_remotes", "repository_problem"]
 
 # Keys (lower-case, `section.subsection.name`) whose value is a program git may run, or a
 # place that changes what git reads or runs. Matched with fnmatch.
@@ -353,3 +353,33 @@ def git_config_problem(cwd: str, *, bare_hooks: bool = False) -> str | None:
         if hook is not None:
             return f"the repository has a `{hook}` hook, which git status may run"
     return None
+
+
+def local_remotes(cwd: str) -> list[str]:
+    """The remotes of the repository found from `cwd` whose URL is a local directory.
+
+    `git push x` runs the hooks of the repository `x` names; `remote.x.url = ./emb` may be
+    a bare repository inside the work dir. Relative URLs are taken from the work tree and
+    from the git dir (either may be what git uses); `file://` is stripped.
+    """
+    found = _git_dir(cwd)
+    if found is None or found is False or found is True:
+        return []
+    git_dir = found[0]
+    config = _layout(*found).config
+    try:
+        with open(config, "rb") as f:
+            text = f.read(1 << 20).decode("utf-8", "surrogateescape")
+    except (OSError, ValueError):
+        return []
+    urls: list[str] = []
+    for key, value in config_entries(text) or ():
+        if not (key.startswith("remote.") and key.endswith((".url", ".pushurl"))):
+            continue
+        value = value.removeprefix("file://")
+        if "://" in value or (":" in value.split("/", 1)[0] and not value.startswith(".")):
+            continue  # a network URL, or `host:path`
+        value = os.path.expanduser(value)
+        for base in (os.path.dirname(git_dir), git_dir):
+            urls.append(os.path.normpath(os.path.join(base, value)))
+    return urls
