@@ -18,7 +18,6 @@ import pytest
 from agent_run import run_call
 from rule_hazard_cases import FURTHER, README_RULES, SECRET, Place, make_place, set_repo_config
 
-from conftest import require_bwrap
 from tether.permission import suggest_shell_rules
 from tether.tool import Bash
 from tether.tool.builtin import BubblewrapSandbox
@@ -37,7 +36,7 @@ def place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Place:
 @pytest.fixture(params=["plain", "bwrap"])
 def bash(request: pytest.FixtureRequest) -> Bash:
     if request.param == "bwrap":
-        require_bwrap()
+        request.getfixturevalue("bwrap_ok")  # skipped with the reason when absent
         return Bash(sandbox=BubblewrapSandbox())
     return Bash()
 
