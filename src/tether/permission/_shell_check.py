@@ -114,6 +114,8 @@ class _Env:
     memo: dict[str, ResolvedPath] = field(default_factory=dict)
     decided: dict[tuple[str, str, str, str], PermissionDecision] = field(default_factory=dict)
     git_checked: bool = False
+    fresh: set[str] = field(default_factory=set)
+    """Directories already resolved afresh in this decision."""
     _scope: PathScope | None = None
 
     @property
@@ -138,8 +140,11 @@ class _Env:
         Each of those then costs one `lstat`. If only `.` is checked, the `stat`-checked
         directory cache answers instead (it is never used to resolve other paths).
         """
+        if cwd in self.fresh:
+            return
         if _worth_anchoring(paths, cwd.rstrip("/") + "/", full=full):
             resolve_fresh(cwd, self.memo)
+            self.fresh.add(cwd)
         elif full and cached_normpath(cwd) not in self.memo:
             self.memo[cached_normpath(cwd)] = resolve_dir(cwd)
 

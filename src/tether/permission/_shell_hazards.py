@@ -49,7 +49,7 @@ def check_ruled(part: ShellCommand, *, exact: bool, env: _Env, verdict: _Verdict
         verdict: Collects the reasons to ask.
     """
     assert env.dirs is not None
-    if part.name == "git":
+    if part.name == "git" and _REACHING.intersection(w.value for w in part.words[1:]):
         _check_repositories(part, env, verdict)
     for hazard in part.hazards:
         if hazard.kind == "git":
@@ -124,6 +124,9 @@ def _check_git_dir(hazard: Hazard, env: _Env, verdict: _Verdict) -> None:
 
 
 _REMOTE_SUBCOMMANDS = frozenset({"push", "fetch", "pull", "ls-remote", "remote"})
+_REACHING = _REMOTE_SUBCOMMANDS | {"clone", "send-pack", "fetch-pack", "archive", "submodule"}
+"""Sub-commands that may run another repository's hooks or programs (a word equal to one
+is enough: over-matching only checks more)."""
 
 
 def _repositories(part: ShellCommand, cwd: str) -> list[str]:
@@ -168,7 +171,7 @@ def config_problem(command: str, cwd: str) -> str | None:
                 problem = git_config_problem(where, bare_hooks=True)
                 if problem is not None:
                     return problem
-        if part.name == "git":
+        if part.name == "git" and _REACHING.intersection(w.value for w in part.words[1:]):
             for where in dirs or ():
                 for full in _repositories(part, where):
                     problem = repository_problem(full) if os.path.isdir(full) else None
