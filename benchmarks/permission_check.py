@@ -19,12 +19,14 @@ from functools import partial
 from typing import Any
 
 from tether.permission import (
+    PermissionBehavior,
     PermissionContext,
     PermissionDecision,
     PermissionEngine,
     PermissionRule,
     check_shell_command,
     is_read_only_command,
+    match_allow_rule,
     match_shell_rule,
     suggest_shell_rules,
 )
@@ -35,6 +37,7 @@ SIMPLE = {
     "ls -la src": "ls -la src",
     "cat src/app.py (nested path)": "cat src/app.py",
     "git commit -m x (allow rule)": "git commit -m x",
+    "sort -o out (prefix rule, hazards)": "sort -o out.txt README.md",
     "rm -rf build (deny rule)": "rm -rf build",
     "npm install (ask)": "npm install",
 }
@@ -74,6 +77,8 @@ class _Bash:
         context: PermissionContext,
         tool_state: Mapping[str, Any] | None = None,
     ) -> bool:
+        if rule.behavior is PermissionBehavior.ALLOW:
+            return match_allow_rule(rule, tool_input["command"], context, cwd=self.cwd)
         return match_shell_rule(rule, tool_input["command"], cwd=self.cwd)
 
     def generate_suggestions(
@@ -122,7 +127,7 @@ def main() -> None:
     root = _workspace()
     ctx = PermissionContext(
         working_directories=[root],
-        allow_rules=["Bash(git commit:*)", "Bash(npm test)", "Edit(src/**)"],
+        allow_rules=["Bash(git commit:*)", "Bash(npm test)", "Bash(sort:*)", "Edit(src/**)"],
         deny_rules=["Bash(rm:*)", "Read(secret/**)"],
     )
     engine, bash = PermissionEngine(ctx), _Bash(root)

@@ -12,7 +12,8 @@ TetherError
 │   └── ChatConfigError                   `tether chat` settings (flags, config files) are bad
 ├── InvalidInputError (ValueError)        `reply`/`observe` got input it can't accept
 ├── ResumeError (ValueError)              a resume event does not fit the paused reply
-│   └── NothingToResumeError              no reply is paused / nothing to continue
+│   ├── NothingToResumeError              no reply is paused / nothing to continue
+│   └── RuleTooBroadError                 a confirmation's rule allows more than the call
 ├── StateError (ValueError)               a state to load is damaged or inconsistent
 │   └── StateVersionError                 a saved state has an unknown schema version
 ├── ModelError                            the model call failed
@@ -78,6 +79,7 @@ __all__ = [
     "ReplyInProgressError",
     "RequestTooLargeError",
     "ResumeError",
+    "RuleTooBroadError",
     "SandboxUnavailableError",
     "ScriptExhaustedError",
     "ScriptFileError",
@@ -139,6 +141,14 @@ class ResumeError(TetherError, ValueError):
 
 class NothingToResumeError(ResumeError):
     """There is no paused reply to resume or continue."""
+
+
+class RuleTooBroadError(ResumeError):
+    """A rule sent with a confirmation allows more than the confirmed call.
+
+    Send one of the call's suggested rules, a narrower one, or the exact call; nothing
+    was changed.
+    """
 
 
 class StateError(TetherError, ValueError):

@@ -18,16 +18,19 @@ from tether.permission import (
     check_shell_command,
 )
 from tether.shell._commands import _READ_ONLY
+from tether.shell._options import OPTION_MODELS
 
 ALLOW, ASK = PermissionBehavior.ALLOW, PermissionBehavior.ASK
 
 
 def _forbidden_words() -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
-    for name, spec in sorted(_READ_ONLY.items()):
+    for name, model in sorted(OPTION_MODELS.items()):
+        spec = _READ_ONLY.get(name)
+        if spec is None:
+            continue
         prefix = f"{name} status" if spec.subcommands else name
-        found += [(prefix, option) for option in sorted(spec.forbidden)]
-        found += [(prefix, f"-{letter}") for letter in sorted(spec.forbidden_short)]
+        found += [(prefix, option) for option in sorted(model.options)]
     return found
 
 

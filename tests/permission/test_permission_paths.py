@@ -161,10 +161,15 @@ def test_suggest_path_rules(ws: Workspace) -> None:
     ]
     assert [
         str(r) for r in suggest_path_rules("Read", str(ws.outside / "data.txt"), ctx, cwd=cwd)
-    ] == [f"Read(/{ws.outside}/**)"]
+    ] == [f"Read(/{ws.outside}/data.txt)"]
     assert [str(r) for r in suggest_path_rules("Grep", "~/notes/x.txt", ctx, cwd=cwd)] == [
-        "Read(~/notes/**)"
+        "Read(~/notes/x.txt)"
     ]
+    # Never a folder above a work dir: the parent holds it.
+    assert [str(r) for r in suggest_path_rules("Write", "../x.txt", ctx, cwd=cwd)] == [
+        f"Edit(/{ws.root.parent}/x.txt)"
+    ]
+    assert suggest_path_rules("LS", "..", ctx, cwd=cwd) == []
     assert suggest_path_rules("Write", ".env", ctx, cwd=cwd) == []
     # A suggestion, once accepted, allows the path it was made for.
     for path in ("src/pkg/new.py", "README.md", str(ws.outside / "data.txt")):

@@ -25,9 +25,14 @@ if TYPE_CHECKING:
         match_path_rule,
         suggest_path_rules,
     )
+    from tether.permission._rule_scope import exact_path_rule_problem, narrower_than
     from tether.permission._search import search_filter
     from tether.permission._sensitive import is_sensitive_path
-    from tether.permission._shell_check import check_shell_command, is_read_only_command
+    from tether.permission._shell_check import (
+        check_shell_command,
+        is_read_only_command,
+        match_allow_rule,
+    )
     from tether.permission._shell_rules import match_shell_rule, suggest_shell_rules
     from tether.shell import ShellAnalysis, ShellCommand, ShellRedirect, ShellWord, analyze_command
 
@@ -47,10 +52,13 @@ __all__ = [
     "analyze_command",
     "check_path_access",
     "check_shell_command",
+    "exact_path_rule_problem",
     "is_read_only_command",
     "is_sensitive_path",
+    "match_allow_rule",
     "match_path_rule",
     "match_shell_rule",
+    "narrower_than",
     "search_filter",
     "suggest_path_rules",
     "suggest_shell_rules",
@@ -65,8 +73,11 @@ _LAZY = {
     "suggest_path_rules": "_paths",
     "is_sensitive_path": "_sensitive",
     "search_filter": "_search",
+    "exact_path_rule_problem": "_rule_scope",
+    "narrower_than": "_rule_scope",
     "check_shell_command": "_shell_check",
     "is_read_only_command": "_shell_check",
+    "match_allow_rule": "_shell_check",
     "ShellAnalysis": "tether.shell",
     "ShellCommand": "tether.shell",
     "ShellRedirect": "tether.shell",

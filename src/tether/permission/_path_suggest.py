@@ -39,23 +39,28 @@ def suggest_for_path(
             else:
                 spec = rel_dir + "/**"
             return [PermissionRule(tool_name=name, rule_content=spec, source="session")]
+    # Outside the work dirs: the file itself, never its folder (a folder may hold a work
+    # dir, or everything else the user keeps); a directory only if it holds no work dir.
+    if is_dir and any(inside(base, real) for base in dirs):
+        return []
     home = os.path.realpath(os.path.expanduser("~"))
-    if inside(folder, home) and folder != home:
-        spec = "~/" + os.path.relpath(folder, home) + "/**"
-    elif folder == "/":
-        spec = "/" + real
+    if inside(real, home) and real != home:
+        spec = "~/" + os.path.relpath(real, home)
+    elif real == home:
+        return []
     else:
-        spec = "/" + folder + "/**"
+        spec = "/" + real
     return [PermissionRule(tool_name=name, rule_content=spec, source="session")]
 
 
 def suggest_path_rules(
     tool_name: str, path: str, context: PermissionContext, *, cwd: str
 ) -> list[PermissionRule]:
-    """The narrowest useful rule for a path: its folder, e.g. `Edit(src/**)`.
+    """The narrowest useful rule for a path: its folder inside a work dir, e.g. `Edit(src/**)`.
 
     Inside a work dir the rule is relative (`Edit(src/**)`, or `Edit(/name)` for a file at
-    the top); elsewhere it is `~/dir/**` or `//abs/dir/**`. Write tools get `Edit` rules
+    the top); elsewhere it names the path itself (`~/notes/x.txt`, `//abs/file`), never a
+    folder above it. Write tools get `Edit` rules
     (which cover `Write`), read tools `Read` rules. Sensitive paths get no suggestion.
 
     Args:

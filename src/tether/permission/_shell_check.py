@@ -9,7 +9,9 @@ from functools import lru_cache
 from tether.permission._path_rules import PathScope, RuleSet, path_scope, rule_set
 from tether.permission._paths import FileAccess, ResolvedPath, decide_path_access, restriction
 from tether.permission._resolve import cached_normpath, resolve_dir, resolve_fresh, resolve_path
+from tether.permission._shell_hazards import check_ruled, config_problem
 from tether.permission._shell_plan import shell_plan
+from tether.permission._shell_rules import match_shell_rule, shell_words
 from tether.permission._types import (
     PermissionBehavior,
     PermissionContext,
@@ -30,7 +32,7 @@ from tether.shell import (
     walk_problem,
 )
 
-__all__ = ["check_shell_command", "is_read_only_command"]
+__all__ = ["check_shell_command", "is_read_only_command", "match_allow_rule"]
 
 _TOOL = "Bash"
 _EDIT_IN_ACCEPT_EDITS = frozenset({"mkdir", "touch"})
@@ -112,6 +114,8 @@ class _Env:
     memo: dict[str, ResolvedPath] = field(default_factory=dict)
     decided: dict[tuple[str, str, str, str], PermissionDecision] = field(default_factory=dict)
     git_checked: bool = False
+    fresh: set[str] = field(default_factory=set)
+    """Directories already resolved afresh in this decision."""
     _scope: PathScope | None = None
 
     @property
@@ -136,8 +140,11 @@ class _Env:
         Each of those then costs one `lstat`. If only `.` is checked, the `stat`-checked
         directory cache answers instead (it is never used to resolve other paths).
         """
+        if cwd in self.fresh:
+            return
         if _worth_anchoring(paths, cwd.rstrip("/") + "/", full=full):
             resolve_fresh(cwd, self.memo)
+            self.fresh.add(cwd)
         elif full and cached_normpath(cwd) not in self.memo:
             self.memo[cached_normpath(cwd)] = resolve_dir(cwd)
 
@@ -236,7 +243,9 @@ def _contents_judge(scope: PathScope) -> Judge:
     return judge
 
 
-def _judge(part: ShellCommand, allowed: bool, env: _Env, verdict: _Verdict) -> None:
+def _judge(
+    part: ShellCommand, allowed: bool, env: _Env, verdict: _Verdict, *, exact: bool = False
+) -> None:
     if env.dirs is None:
         verdict.ask("a `cd` goes to a directory that can't be known before running")
         return
@@ -245,6 +254,7 @@ def _judge(part: ShellCommand, allowed: bool, env: _Env, verdict: _Verdict) -> N
         _check_paths(part, "write", env, verdict, full=False)
         return
     if allowed:
+        check_ruled(part, exact=exact, env=env, verdict=verdict)
         _check_paths(part, "write", env, verdict, full=False)
         return
     if part.read_only:
@@ -336,8 +346,9 @@ def check_shell_command(
     for problem in analysis.problems:
         verdict.ask(f"`{command[:80]}`: {problem}", changes=True)
     env = _Env(context, rules, possible_dirs(analysis, cwd))
-    for part, allowed in zip(analysis.commands, plan.allowed, strict=True):
-        _judge(part, allowed, env, verdict)
+    exact = plan.exact or (False,) * len(plan.allowed)
+    for part, allowed, whole in zip(analysis.commands, plan.allowed, exact, strict=True):
+        _judge(part, allowed, env, verdict, exact=whole)
         if verdict.deny is not None:
             return verdict.decision(context.mode)
     for redirect in analysis.redirects:
@@ -369,3 +380,35 @@ def is_read_only_command(command: str, *, cwd: str) -> bool:
     return all(
         r.access == "read" or r.target.value in _HARMLESS_TARGETS for r in analysis.redirects
     )
+
+
+def match_allow_rule(
+    rule: PermissionRule, command: str, context: PermissionContext, *, cwd: str
+) -> bool:
+    """Whether a `Bash` allow rule allows a command: its words match, and so do the hazards.
+
+    The same decision as `check_shell_command` with that rule as the only `Bash` rule, so
+    a rule matched after the command's own check asked still grants words only, never what
+    the hazards of the command do (one code path). A compound exact rule (`a | b`) is the
+    whole command as the user saw it, and matches by its text (and the repository config
+    git would read, which the text never shows).
+
+    Args:
+        rule: An allow rule of the `Bash` tool.
+        command: The shell command.
+        context: Mode and work dirs (its other `Bash` rules are not used).
+        cwd: The shell's current directory.
+    """
+    if not match_shell_rule(rule, command, cwd=cwd):
+        return False
+    if rule.rule_content is None or shell_words(rule.rule_content) is None:
+        return config_problem(command, cwd) is None
+    only = context.model_copy(
+        update={
+            "allow_rules": [rule],
+            "ask_rules": [r for r in context.ask_rules if r.tool_name != _TOOL],
+            "deny_rules": [r for r in context.deny_rules if r.tool_name != _TOOL],
+        }
+    )
+    found = check_shell_command(command, only, cwd=cwd)
+    return found.behavior is PermissionBehavior.ALLOW

@@ -6,11 +6,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from tether.permission._path_rules import RuleSet
-from tether.permission._shell_rules import match_part, match_shell_rule
+from tether.permission._shell_rules import is_exact_rule, match_part, match_shell_rule
 from tether.permission._types import PermissionBehavior, PermissionRule
 from tether.shell import analyze_command
 
 __all__ = ["ShellPlan", "shell_plan"]
+
+ALLOW = PermissionBehavior.ALLOW
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +25,9 @@ class ShellPlan:
     """Every ask rule that matches any part, in order."""
     allowed: tuple[bool, ...]
     """Per simple command (as in `analyze_command`): whether an allow rule matches it."""
+    exact: tuple[bool, ...] = ()
+    """Per simple command: whether an exact allow rule (no `:*`) matches it, and it is the
+    whole command (no other part, no `cd`): it then allows the hazards its words show."""
 
 
 def shell_plan(rules: RuleSet, command: str, cwd: str) -> ShellPlan:
@@ -39,14 +44,20 @@ def shell_plan(rules: RuleSet, command: str, cwd: str) -> ShellPlan:
 def _plan(rules: RuleSet, command: str, cwd: str) -> ShellPlan:
     deny = next((r for r in rules.bash_deny if match_shell_rule(r, command, cwd=cwd)), None)
     asks = tuple(r for r in rules.bash_ask if match_shell_rule(r, command, cwd=cwd))
-    allowed = tuple(
-        any(
-            match_part(r.rule_content or "", part, PermissionBehavior.ALLOW)
-            for r in rules.bash_allow
-        )
-        for part in analyze_command(command).commands
+    analysis = analyze_command(command)
+    matched = [
+        [r for r in rules.bash_allow if match_part(r.rule_content or "", part, ALLOW)]
+        for part in analysis.commands
+    ]
+    whole = len(analysis.commands) == 1 and not analysis.cd_targets
+    return ShellPlan(
+        deny=deny,
+        asks=asks,
+        allowed=tuple(bool(found) for found in matched),
+        exact=tuple(
+            whole and any(is_exact_rule(r.rule_content or "") for r in found) for found in matched
+        ),
     )
-    return ShellPlan(deny=deny, asks=asks, allowed=allowed)
 
 
 _memo_plan = lru_cache(maxsize=4096)(_plan)  # rule sets compare by identity

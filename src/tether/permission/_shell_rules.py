@@ -18,7 +18,13 @@ from tether.shell import (
     possible_dirs,
 )
 
-__all__ = ["match_part", "match_shell_rule", "suggest_shell_rules"]
+__all__ = [
+    "is_exact_rule",
+    "match_part",
+    "match_shell_rule",
+    "shell_words",
+    "suggest_shell_rules",
+]
 
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin"})
 _RAW_SPLIT = re.compile(r"[;&|\n\r()`{}<>]|\$\(")
@@ -51,6 +57,17 @@ def _pattern(content: str) -> _Pattern:
         words = tuple(w.value or "" for w in commands[0].all_words)
         return _Pattern(words=words, prefix=prefix, raw=body)
     return _Pattern(words=None, prefix=prefix, raw=" ".join(body.split()))
+
+
+def is_exact_rule(content: str) -> bool:
+    """Whether a `Bash` specifier is one whole command (no `:*`), not a prefix."""
+    return not _pattern(content).prefix
+
+
+def shell_words(content: str) -> tuple[tuple[str, ...], bool] | None:
+    """A `Bash` specifier's words and whether it is a prefix; `None` if not one command."""
+    pattern = _pattern(content)
+    return None if pattern.words is None else (pattern.words, pattern.prefix)
 
 
 def _match_words(

@@ -17,7 +17,9 @@ from tether.shell._commands import (
     looks_through,
     read_only_spec,
 )
-from tether.shell._git_config import git_config_problem
+from tether.shell._git_config import git_config_problem, local_remotes, repository_problem
+from tether.shell._hazard import Hazard
+from tether.shell._options import EXACT_ONLY, command_hazards
 from tether.shell._parse import (
     MAX_COMMAND_LENGTH,
     ShellAnalysis,
@@ -31,8 +33,10 @@ from tether.shell._walkers import WalkSpec, walk_of
 from tether.shell._words import ShellWord
 
 __all__ = [
+    "EXACT_ONLY",
     "MAX_COMMAND_LENGTH",
     "MAX_WALK_ENTRIES",
+    "Hazard",
     "Judge",
     "ShellAnalysis",
     "ShellCommand",
@@ -40,13 +44,16 @@ __all__ = [
     "ShellWord",
     "WalkSpec",
     "analyze_command",
+    "command_hazards",
     "command_name",
     "expand_glob",
     "git_config_problem",
     "is_trusted_location",
+    "local_remotes",
     "looks_through",
     "possible_dirs",
     "read_only_spec",
+    "repository_problem",
     "walk_of",
     "walk_problem",
 ]

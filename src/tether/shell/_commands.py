@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+
+from tether.shell._options import EXACT_ONLY, OPTION_MODELS, command_hazards
 
 __all__ = [
     "ReadOnlySpec",
@@ -55,41 +58,13 @@ _NO_PATH_COMMANDS = (
 _READ_ONLY: dict[str, ReadOnlySpec] = {
     **dict.fromkeys(_FILE_READERS.split(), _PLAIN),
     **dict.fromkeys(_NO_PATH_COMMANDS.split(), _NO_PATHS),
-    # `--hostname-bin` runs a program to learn the host name for hyperlinks.
-    "rg": ReadOnlySpec(forbidden=frozenset({"--pre", "--hostname-bin"})),
-    # `sort --files0-from=F` prints the files named inside F; `md5sum -c F` reads them.
-    "sort": ReadOnlySpec(
-        forbidden=frozenset({"--output", "--compress-program", "--files0-from"}),
-        forbidden_short=frozenset("o"),
-    ),
-    **dict.fromkeys(
-        "md5sum sha1sum sha224sum sha256sum sha384sum sha512sum cksum b2sum".split(),
-        ReadOnlySpec(forbidden=frozenset({"--check"}), forbidden_short=frozenset("c")),
-    ),
-    "uniq": ReadOnlySpec(max_positionals=1),
+    # The options that make these write, run programs or read named lists of files are in
+    # `_options.OPTION_MODELS`: a call with one of them is not read-only.
+    **dict.fromkeys("sort tree date find fd rg".split(), _PLAIN),
     # `printf -v NAME` assigns a shell variable (PATH, say) that a persistent shell keeps.
-    "printf": ReadOnlySpec(paths=False, forbidden_short=frozenset("v")),
-    # `tree -R` runs tree again in each directory with `-o 00Tree.html`; `file -C` writes
-    # a compiled magic file.
-    "tree": ReadOnlySpec(forbidden_short=frozenset("oR")),
-    # `file -f F`, `wc/du --files0-from=F` read the names of the files to look at from F.
-    "file": ReadOnlySpec(
-        forbidden=frozenset({"--compile", "--files-from"}), forbidden_short=frozenset("Cf")
-    ),
-    **dict.fromkeys(("wc", "du"), ReadOnlySpec(forbidden=frozenset({"--files0-from"}))),
-    "date": ReadOnlySpec(forbidden=frozenset({"--set"}), forbidden_short=frozenset("s")),
-    "find": ReadOnlySpec(
-        forbidden=frozenset(
-            {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf"}
-            | {"-fls", "-files0-from"}
-        )
-    ),
-    "fd": ReadOnlySpec(
-        forbidden=frozenset({"--exec", "--exec-batch"}), forbidden_short=frozenset("xX")
-    ),
+    "printf": _NO_PATHS,
+    "uniq": ReadOnlySpec(max_positionals=1),
     "git": ReadOnlySpec(
-        forbidden=frozenset({"--output", "--ext-diff", "--open-files-in-pager"}),
-        forbidden_short=frozenset("O"),
         subcommands=frozenset(
             "status log diff show blame rev-parse ls-files ls-tree describe shortlog".split()
         ),
@@ -121,16 +96,13 @@ _WRAPPERS = frozenset(
 )
 _TRANSPARENT = frozenset({"time", "nohup", "command", "builtin", "exec"})
 _RISKY_OPTIONS: dict[str, frozenset[str]] = {
-    "tar": frozenset(
-        {"--to-command", "--use-compress-program", "--checkpoint-action", "--info-script"}
-        | {"--new-volume-script", "-I", "-F"}
-    ),
+    "tar": OPTION_MODELS["tar"].exec,
     "git": frozenset({"-c", "--config-env", "--exec-path", "--upload-pack", "--receive-pack"}),
     "ssh": frozenset({"-o", "-F"}),
     "rsync": frozenset({"-e", "--rsh", "--rsync-path"}),
     "zip": frozenset({"-TT", "--unzip-command"}),
-    "rg": frozenset({"--pre", "--hostname-bin"}),
-    "sort": frozenset({"--compress-program"}),
+    "rg": OPTION_MODELS["rg"].exec,
+    "sort": OPTION_MODELS["sort"].exec,
 }
 _SUBCOMMAND_TOOLS = frozenset(
     "git npm pnpm yarn bun cargo go docker podman kubectl helm pip pip3 uv poetry make just "
@@ -248,8 +220,9 @@ def knowledge_problems(words: Sequence[str | None]) -> list[str]:
     interp = _interpreter_problem(name, args)
     if interp is not None:
         problems.append(interp)
-    spec = _READ_ONLY.get(name)
-    if name in ("find", "fd") and spec is not None and _forbidden_option(args, spec):
+    if name in ("find", "fd") and any(
+        h.kind == "exec" for h in command_hazards([name, *(a or "" for a in args)])
+    ):
         problems.append(f"`{name}` is told to run commands or delete files")
     risky = _RISKY_OPTIONS.get(name)
     if risky is not None:
@@ -338,6 +311,8 @@ def is_read_only_words(words: list[str]) -> bool:
         return False
     if _forbidden_option(args, spec):
         return False
+    if any(h.kind != "git" for h in command_hazards(words)):
+        return False  # the one table of options that write, run or read lists of files
     if spec.max_positionals is not None and _operand_count(args) > spec.max_positionals:
         return False  # `uniq in -- -out` and `uniq - out` write a file
     return True
@@ -361,6 +336,27 @@ def _is_subcommand(word: str) -> bool:
     return bool(re.fullmatch(r"[A-Za-z][A-Za-z0-9_.:-]*", word)) and "/" not in word
 
 
+def _exact_only(name: str, words: list[str]) -> bool:
+    """Whether only the exact command may be suggested.
+
+    So for a program that can run or write through its arguments (`sed`, `sort`, `tar`...),
+    a git sub-command that runs programs, and any call whose options already run, write or
+    read beyond its words.
+    """
+    if name in EXACT_ONLY and name != "git":
+        return True
+    hazards = command_hazards(words)
+    return any(h.kind != "git" for h in hazards) or (
+        name == "git" and any(h.kind == "git" and h.path is not None for h in hazards)
+    )
+
+
+def _exact(words: list[str]) -> str | None:
+    """The exact command as a rule, quoted so it reads back as the same words."""
+    plain = shlex.join(words)
+    return plain if len(plain) <= 200 and "\n" not in plain else None
+
+
 def suggest_for(words: list[str], text: str) -> str | None:
     """The narrowest useful `Bash(...)` specifier for a static command, or `None`.
 
@@ -372,6 +368,8 @@ def suggest_for(words: list[str], text: str) -> str | None:
     name = command_name(words[0])
     args = words[1:]
     family = _family(name)
+    if _exact_only(name, words):
+        return _exact(words)
     if family == "python" and args[:1] == ["-m"] and len(args) >= 2:
         return f"{words[0]} -m {args[1]}:*"
     if (

@@ -18,7 +18,7 @@ from typing import Literal
 
 from tether.shell._git_syntax import config_entries
 
-__all__ = ["git_config_problem"]
+__all__ = ["git_config_problem", "local_remotes", "repository_problem"]
 
 # Keys (lower-case, `section.subsection.name`) whose value is a program git may run, or a
 # place that changes what git reads or runs. Matched with fnmatch.
@@ -270,11 +270,68 @@ def _index_hook(hooks: str) -> str | None:
     return found
 
 
-def git_config_problem(cwd: str) -> str | None:
+_any_hooks: dict[str, tuple[tuple[int, int, int], str | None]] = {}
+
+
+def _any_hook(hooks: str) -> str | None:
+    """Any hook in a hooks dir (not a `.sample`), cached by the directory's identity and mtime."""
+    try:
+        st = os.stat(hooks)
+    except (OSError, ValueError):
+        return None
+    key = (st.st_dev, st.st_ino, st.st_mtime_ns)
+    cached = _any_hooks.get(hooks)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    try:
+        names = sorted(n for n in os.listdir(hooks) if not n.endswith(".sample"))
+    except OSError:
+        names = ["(unreadable)"]
+    found = names[0] if names else None
+    if len(_any_hooks) > 256:
+        _any_hooks.clear()
+    _any_hooks[hooks] = (key, found)
+    return found
+
+
+def _bare_hooks_problem(git_dir: str, layout: _Layout) -> str | None:
+    for hooks in layout.hooks:
+        hook = _any_hook(hooks)
+        if hook is not None:
+            return f"the repository {git_dir} has a `{hook}` hook, which git may run"
+    return None
+
+
+def repository_problem(path: str) -> str | None:
+    """Why git reaching the repository at `path` (`git push ./emb`) may run its programs.
+
+    Its config, and any of its hooks (a clone can deliver a bare repository with hooks,
+    never a `.git/hooks`). `None` if `path` is no repository or nothing there runs.
+
+    Args:
+        path: A directory named on the command line.
+    """
+    if _is_git_dir(path):
+        git_dir = path
+    elif os.path.isdir(os.path.join(path, ".git")):
+        git_dir = os.path.join(path, ".git")
+    else:
+        return None
+    layout = _layout(git_dir, None)
+    problem, worktree = _config_problem(layout.config)
+    if problem is None and worktree:
+        problem = _config_problem(layout.worktree_config)[0]
+    return problem or _bare_hooks_problem(git_dir, layout)
+
+
+def git_config_problem(cwd: str, *, bare_hooks: bool = False) -> str | None:
     """Why a read-only git command run in `cwd` may run a program the repo chose, or `None`.
 
     Args:
         cwd: The directory git runs in.
+        bare_hooks: Also ask for any hook of a bare repository git finds from `cwd` (one a
+            clone may have delivered inside the work dir); for commands that may run
+            hooks beyond the index ones (`git commit`, `git tag` under a rule).
     """
     found = _git_dir(cwd)
     if found is None:
@@ -282,6 +339,10 @@ def git_config_problem(cwd: str) -> str | None:
     if found is False or found is True:
         return "git may find a repository here that tether cannot read"
     layout = _layout(*found)
+    if bare_hooks and found[1] is None and not found[0].endswith("/.git"):
+        hooks = _bare_hooks_problem(found[0], layout)
+        if hooks is not None:
+            return hooks
     problem, worktree = _config_problem(layout.config)
     if problem is None and worktree:
         problem = _config_problem(layout.worktree_config)[0]
@@ -292,3 +353,33 @@ def git_config_problem(cwd: str) -> str | None:
         if hook is not None:
             return f"the repository has a `{hook}` hook, which git status may run"
     return None
+
+
+def local_remotes(cwd: str) -> list[str]:
+    """The remotes of the repository found from `cwd` whose URL is a local directory.
+
+    `git push x` runs the hooks of the repository `x` names; `remote.x.url = ./emb` may be
+    a bare repository inside the work dir. Relative URLs are taken from the work tree and
+    from the git dir (either may be what git uses); `file://` is stripped.
+    """
+    found = _git_dir(cwd)
+    if found is None or found is False or found is True:
+        return []
+    git_dir = found[0]
+    config = _layout(*found).config
+    try:
+        with open(config, "rb") as f:
+            text = f.read(1 << 20).decode("utf-8", "surrogateescape")
+    except (OSError, ValueError):
+        return []
+    urls: list[str] = []
+    for key, value in config_entries(text) or ():
+        if not (key.startswith("remote.") and key.endswith((".url", ".pushurl"))):
+            continue
+        value = value.removeprefix("file://")
+        if "://" in value or (":" in value.split("/", 1)[0] and not value.startswith(".")):
+            continue  # a network URL, or `host:path`
+        value = os.path.expanduser(value)
+        for base in (os.path.dirname(git_dir), git_dir):
+            urls.append(os.path.normpath(os.path.join(base, value)))
+    return urls

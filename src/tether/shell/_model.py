@@ -7,6 +7,7 @@ from typing import Literal
 
 from tether.shell._args import PathArgs
 from tether.shell._commands import command_name
+from tether.shell._hazard import Hazard
 from tether.shell._walkers import WalkSpec
 from tether.shell._words import ShellWord
 
@@ -51,6 +52,8 @@ class ShellCommand:
     """The arguments that may name files."""
     walk: WalkSpec | None = None
     """How it walks directory trees, if it does (`grep -r`, `find`, `du`)."""
+    hazards: tuple[Hazard, ...] = ()
+    """What its options and script do beyond its words (`_options`); for a static command."""
 
     @property
     def name(self) -> str | None:

@@ -26,6 +26,7 @@ from tether.shell._commands import (
     suggest_for,
 )
 from tether.shell._model import ShellAnalysis, ShellCommand, ShellRedirect
+from tether.shell._options import command_hazards
 from tether.shell._walkers import walk_of
 from tether.shell._words import ShellWord, decode_word
 
@@ -321,6 +322,7 @@ class _Walker:
                 all_words=tuple(words),
                 args=path_args(tuple(words[start:]), git=name == "git"),
                 walk=walk_of(name, effective) if read_only else None,
+                hazards=command_hazards([v or "" for v in effective]) if static else (),
             )
         )
         self.nested_code(name, effective)

@@ -177,13 +177,20 @@ class Bash(ToolBase):
         context: PermissionContext,
         tool_state: Mapping[str, Any] | None = None,
     ) -> bool:
-        """Whether `Bash(cmd)` / `Bash(prefix:*)` matches the command."""
-        from tether.permission import match_shell_rule
+        """Whether `Bash(cmd)` / `Bash(prefix:*)` matches the command.
+
+        An allow rule matches only if it allows the command's hazards too (it grants
+        words, never running another program or leaving the work dirs).
+        """
+        from tether.permission import PermissionBehavior, match_allow_rule, match_shell_rule
 
         command = _command_of(tool_input)
         if command is None:
             return False
-        return match_shell_rule(rule, command, cwd=self._cwd(context, tool_state))
+        cwd = self._cwd(context, tool_state)
+        if rule.behavior is PermissionBehavior.ALLOW:
+            return match_allow_rule(rule, command, context, cwd=cwd)
+        return match_shell_rule(rule, command, cwd=cwd)
 
     def generate_suggestions(
         self,
