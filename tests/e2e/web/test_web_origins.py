@@ -153,3 +153,69 @@ def test_another_origin_cannot_frame_the_ui_nor_start_a_reply(
     for path in paths:  # the requests reached the service and it refused them
         assert f'"POST {path} HTTP/1.1" 403' in log, log[-3000:]
     assert '"GET / HTTP/1.1" 200' in log  # the framed UI was served, then not shown
+
+
+@pytest.fixture(scope="module")
+def rebinding_browser(browser: Any) -> Iterator[Any]:
+    """A Chromium whose DNS answers 127.0.0.1 for `evil.example` (a rebound name)."""
+    from webui import CHROMIUM, CHROMIUM_ARGS
+
+    rule = "--host-resolver-rules=MAP evil.example 127.0.0.1"
+    other = browser.browser_type.launch(executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, rule])
+    yield other
+    other.close()
+
+
+def test_a_rebound_name_reaches_nothing(
+    rebinding_browser: Any, server: Server, sessions: dict[str, str]
+) -> None:
+    before = _state(server, sessions)
+    context = rebinding_browser.new_context()
+    try:
+        page = context.new_page()
+        port = server.url.rsplit(":", 1)[1]
+        response = page.goto(f"http://evil.example:{port}/")
+        assert response is not None and response.status == 421
+        assert "UntrustedHostError" in page.content()
+        expect(page.get_by_role("button", name="New session")).to_have_count(0)
+        statuses = page.evaluate(
+            """async ([idle, paused]) => {
+                const post = (path, body) => fetch(path, {
+                    method: "POST", headers: {"Content-Type": "application/json"},
+                    body: body === undefined ? undefined : JSON.stringify(body)});
+                const hello = {input: {role: "user", content: "hello from a rebound name"}};
+                const all = [
+                    await fetch("/v1/sessions"),
+                    await post("/v1/sessions", {agent_id: "helper", session_id: "evil"}),
+                    await post(`/v1/sessions/${idle}/replies`, hello),
+                    await post(`/v1/sessions/${paused}/interrupt`),
+                    await fetch(`/v1/sessions/${idle}`, {method: "PATCH",
+                        headers: {"Content-Type": "application/json"},
+                        body: JSON.stringify({permission_mode: "bypass"})}),
+                ];
+                return all.map((r) => r.status);
+            }""",
+            [sessions["idle"], sessions["paused"]],
+        )
+        assert statuses == [421] * 5
+    finally:
+        context.close()
+    assert _state(server, sessions) == before
+
+
+def test_a_mode_above_the_ceiling_is_refused_in_the_ui(ui: UI, server: Server) -> None:
+    from webui import open_chat
+
+    ui.errors.allow(r"status of 403")  # the browser's own log of the refused PATCH
+    page = open_chat(ui, server)
+    mode = page.get_by_role("combobox", name="Permission mode")
+    expect(mode).to_have_value("default")
+    with page.expect_response(lambda r: r.request.method == "PATCH") as patched:
+        mode.select_option("bypass")
+    assert patched.value.status == 403
+    expect(page.get_by_role("alert")).to_contain_text("above this service's ceiling")
+    sid = page.url.split("#/s/")[1]
+    stored = httpx.get(f"{server.url}/v1/sessions/{sid}", timeout=10).json()
+    assert stored["permission_mode"] == "default"
+    page.reload()
+    expect(page.get_by_role("combobox", name="Permission mode")).to_have_value("default")
