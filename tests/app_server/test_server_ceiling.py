@@ -107,3 +107,5 @@ def test_serve_flags_reach_the_app(tmp_path: Path) -> None:
             assert c.get("/healthz", headers={"Host": "localhost"}).status_code == 421
     finally:
         server.stop()
+    said = server.log_path.read_text()
+    assert "answering 127.0.0.1,tether.example; permission modes up to default" in said

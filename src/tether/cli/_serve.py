@@ -88,8 +88,11 @@ def run_serve(args: argparse.Namespace) -> int:
                 f"no API keys: refusing to bind {host!r}; give --api-keys-file (or "
                 "TETHER_API_KEYS), or bind 127.0.0.1"
             )
+        hosts = args.allowed_hosts or f"localhost, 127.0.0.1 and [::1] on port {args.port}"
+        ceiling = args.max_permission_mode or "accept_edits"
         print(
-            "tether serve: no API keys, so one local user only, bound to 127.0.0.1",
+            "tether serve: no API keys, so one local user only, bound to 127.0.0.1; answering "
+            f"{hosts}; permission modes up to {ceiling}",
             file=sys.stderr,
         )
     config = {key: getattr(args, key) for key in _CONFIG_KEYS}
