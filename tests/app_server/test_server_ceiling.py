@@ -58,6 +58,9 @@ def test_keyless_default_ceiling_is_accept_edits(tmp_path: Path, test_dir: Path)
         assert not (test_dir / "runs.log").exists()
         r = c.patch(f"/v1/sessions/{sid}", json={"permission_mode": "accept_edits"})
         assert r.status_code == 200 and r.json()["permission_mode"] == "accept_edits"
+        made = c.post("/v1/sessions", json={"agent_id": "planner", "permission_mode": "bypass"})
+        assert made.status_code == 422  # a session starts in `default`: no mode at creation
+        assert [s["session_id"] for s in c.get("/v1/sessions").json()["sessions"]] == [sid]
 
 
 @pytest.mark.parametrize("ceiling", MODES)
