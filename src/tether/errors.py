@@ -45,7 +45,10 @@ TetherError
     ├── UnknownAgentError (KeyError)      the agent id is not served
     ├── ReplyInProgressError              the session is running a reply (409)
     ├── RequestTooLargeError              the body is over the configured limit
-    └── ServiceClosingError               the service is shutting down (503)
+    ├── ServiceClosingError               the service is shutting down (503)
+    ├── UntrustedHostError                the `Host` is not one the service answers to (421)
+    ├── CrossSiteRequestError             a state-changing request from another site (403)
+    └── PermissionCeilingError            a permission mode above the operator's ceiling (403)
 ```
 
 Errors that the *model* causes (bad tool arguments, unknown tools, a tool that raises)
@@ -61,6 +64,7 @@ __all__ = [
     "ConfigError",
     "ContextOverflowError",
     "ContextTooLargeError",
+    "CrossSiteRequestError",
     "DuplicateToolError",
     "InvalidInputError",
     "LeaseLostError",
@@ -73,6 +77,7 @@ __all__ = [
     "ModelResponseError",
     "ModelRetryableError",
     "NothingToResumeError",
+    "PermissionCeilingError",
     "PermissionRuleError",
     "PluginError",
     "RateLimitError",
@@ -100,6 +105,7 @@ __all__ = [
     "ToolError",
     "UnknownAgentError",
     "UnknownProviderError",
+    "UntrustedHostError",
 ]
 
 
@@ -327,3 +333,22 @@ class RequestTooLargeError(ServiceError):
 
 class ServiceClosingError(ServiceError):
     """The service is shutting down and takes no new replies; retry on another worker."""
+
+
+class UntrustedHostError(ServiceError):
+    """The request's `Host` is not one the service answers to (a DNS-rebinding guard).
+
+    Open the service by a name it allows (`localhost`, `127.0.0.1`, `[::1]` and the bound
+    port, without API keys), or start it with `--allowed-hosts` naming the host.
+    """
+
+
+class CrossSiteRequestError(ServiceError):
+    """A state-changing request came from a page of another origin; nothing was changed."""
+
+
+class PermissionCeilingError(ServiceError):
+    """The permission mode asked for is above the operator's ceiling; nothing was changed.
+
+    The operator sets the ceiling with `tether serve --max-permission-mode`.
+    """

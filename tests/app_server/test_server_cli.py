@@ -113,3 +113,11 @@ def test_serve_without_the_server_extra_says_what_to_install(tmp_path):
     assert "Traceback" not in out.stderr
     assert "pip install 'tether[server]'" in out.stderr
     assert not (tmp_path / ".tether").exists()  # nothing was created before the refusal
+
+
+def test_malformed_allowed_hosts_and_modes_are_refused_at_start(tmp_path):
+    done = _serve("--allowed-hosts", "a*b", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "allowed host 'a*b' is not" in done.stderr
+    done = _serve("--max-permission-mode", "yolo", cwd=tmp_path)
+    assert done.returncode == 2 and "invalid choice: 'yolo'" in done.stderr

@@ -34,6 +34,19 @@ def add_serve_parser(sub: Any) -> None:
         "--lease-ttl", type=float, default=15.0, help="seconds a dead worker's lease lives"
     )
     p.add_argument("--max-body-bytes", type=int, default=1_000_000, help="largest request body")
+    p.add_argument(
+        "--allowed-hosts",
+        default=None,
+        help="comma-separated Host names to answer (name, name:port, *.domain, *); default "
+        "without API keys: localhost, 127.0.0.1, [::1] on --port; with keys: any",
+    )
+    p.add_argument(
+        "--max-permission-mode",
+        default=None,
+        choices=["default", "accept_edits", "explore", "bypass", "dont_ask"],
+        help="highest permission mode a client may set (default without API keys: "
+        "accept_edits; with keys: bypass)",
+    )
     p.set_defaults(run=run_serve)
 
 
@@ -49,7 +62,7 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from tether.app.server import keys_from_env, keys_from_file
+        from tether.app.server import keys_from_env, keys_from_file, parse_allowed_hosts
     except ModuleNotFoundError as exc:  # the `server` extra is not installed
         raise MissingDependencyError(exc.name or "fastapi", "server", "`tether serve`") from None
 
@@ -64,6 +77,8 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         keys = keys_from_file(args.api_keys_file) if args.api_keys_file else {}
         keys.update(keys_from_env(os.environ.get("TETHER_API_KEYS")))
+        if args.allowed_hosts is not None:
+            parse_allowed_hosts(_hosts(args.allowed_hosts) or [])
     except ConfigError as exc:
         return _fail(str(exc))
     host = args.host
@@ -73,8 +88,11 @@ def run_serve(args: argparse.Namespace) -> int:
                 f"no API keys: refusing to bind {host!r}; give --api-keys-file (or "
                 "TETHER_API_KEYS), or bind 127.0.0.1"
             )
+        hosts = args.allowed_hosts or f"localhost, 127.0.0.1 and [::1] on port {args.port}"
+        ceiling = args.max_permission_mode or "accept_edits"
         print(
-            "tether serve: no API keys, so one local user only, bound to 127.0.0.1",
+            "tether serve: no API keys, so one local user only, bound to 127.0.0.1; answering "
+            f"{hosts}; permission modes up to {ceiling}",
             file=sys.stderr,
         )
     config = {key: getattr(args, key) for key in _CONFIG_KEYS}
@@ -111,6 +129,8 @@ _CONFIG_KEYS = (
     "redis_prefix",
     "lease_ttl",
     "max_body_bytes",
+    "allowed_hosts",
+    "max_permission_mode",
 )
 
 
@@ -140,7 +160,14 @@ def app_from_env() -> Any:
         events=events,
         lease_ttl=config["lease_ttl"],
         max_body_bytes=config["max_body_bytes"],
+        allowed_hosts=_hosts(config.get("allowed_hosts")),
+        max_permission_mode=config.get("max_permission_mode"),
     )
+
+
+def _hosts(value: str | None) -> list[str] | None:
+    """`--allowed-hosts a,b:8000` → `["a", "b:8000"]`."""
+    return None if value is None else value.replace(",", " ").split()
 
 
 def _agents(config: dict[str, Any]) -> Any:

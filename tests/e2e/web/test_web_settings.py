@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import httpx
+import pytest
 from webui import UI, Server, conversation, open_chat, send
 
 try:
     from playwright.sync_api import expect
 except ImportError:  # the `browser` fixture skips (or fails with TETHER_REQUIRE_CHROMIUM=1)
     expect = None
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[Server]:
+    """A keyless server whose operator allows `bypass` (the default ceiling is lower)."""
+    workdir = tmp_path_factory.mktemp("web-settings")
+    storage = f"sqlite:///{workdir / 'sessions.db'}"
+    srv = Server(workdir, storage, args=["--max-permission-mode", "bypass"]).start()
+    yield srv
+    srv.stop()
 
 
 def _session_id(page) -> str:

@@ -5,6 +5,7 @@ Needs the `server` extra (`pip install 'tether[server]'`); run it with `tether s
 
 from tether.app.server._app import STATIC_DIR, create_app, event_log_for, events_path
 from tether.app.server._auth import LOCAL_USER, keys_from_env, keys_from_file
+from tether.app.server._origins import parse_allowed_hosts
 
 __all__ = [
     "LOCAL_USER",
@@ -14,4 +15,5 @@ __all__ = [
     "events_path",
     "keys_from_env",
     "keys_from_file",
+    "parse_allowed_hosts",
 ]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -13,9 +13,18 @@ from fastapi.responses import JSONResponse
 from tether.agent import Agent
 from tether.app.server._agents import AgentsSource, resolve_agents
 from tether.app.server._auth import KeyRing
+from tether.app.server._ceiling import parse_ceiling
 from tether.app.server._context import Service, service_of
+from tether.app.server._headers import SecurityHeaders
+from tether.app.server._limits import BodyLimit
 from tether.app.server._observability import install_observability
-from tether.app.server._problems import BodyLimit, install_problem_handlers, problem
+from tether.app.server._origins import (
+    LOOPBACK_HOSTS,
+    HostRule,
+    OriginGuard,
+    parse_allowed_hosts,
+)
+from tether.app.server._problems import install_problem_handlers, problem
 from tether.app.server._replies import router as replies_router
 from tether.app.server._runs import Runs
 from tether.app.server._sessions import router as sessions_router
@@ -70,6 +79,8 @@ def create_app(
     lease_ttl: float = 15.0,
     shutdown_grace: float = 10.0,
     static_dir: Path | None = STATIC_DIR,
+    allowed_hosts: Sequence[str] | None = None,
+    max_permission_mode: str | None = None,
 ) -> FastAPI:
     """The HTTP service over `agents` (id → `Agent`) and `storage`.
 
@@ -84,6 +95,16 @@ def create_app(
         lease_ttl: Seconds before the lease of a worker that died expires.
         shutdown_grace: Seconds running replies get to end when the server stops.
         static_dir: The web UI to serve at `/`, if the folder exists.
+        allowed_hosts: The `Host` names the service answers to (`name`, `name:port`,
+            `*.domain`, `*`); others get 421. By default, without API keys: `localhost`,
+            `127.0.0.1` and `[::1]` on the bound port; with keys: any.
+        max_permission_mode: The highest permission mode a client may give a session
+            (`PATCH`); higher gets 403. By default `accept_edits` without API keys, else
+            `bypass`.
+
+    Every response carries a strict `Content-Security-Policy`, `X-Frame-Options: DENY`,
+    `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer`; a POST, PATCH,
+    PUT or DELETE from a page of another origin gets 403.
     """
     if isinstance(agents, Mapping):
         agents = dict(agents)  # checked now, not at start
@@ -92,7 +113,10 @@ def create_app(
         raise ConfigError(f"max_body_bytes must be a positive int, got {max_body_bytes!r}")
     log_store = events if events is not None else event_log_for(storage)
     runs = Runs({}, storage, log_store, lease_ttl=lease_ttl)
-    service = Service(runs=runs, keys=KeyRing(api_keys))
+    keys = KeyRing(api_keys)
+    ceiling = parse_ceiling(max_permission_mode, keyless=not keys.enabled)
+    hosts = _host_rules(allowed_hosts, keyless=not keys.enabled)
+    service = Service(runs=runs, keys=keys, max_mode=ceiling)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -114,15 +138,26 @@ def create_app(
     app.state.tether = service
     install_problem_handlers(app)
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
+    app.add_middleware(OriginGuard, hosts=hosts)  # before the body is read
     app.include_router(sessions_router)
     app.include_router(replies_router)
     _health(app)
     install_observability(app)  # GET /metrics, traceparent into the replies, request logs
+    docs = (app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url)
+    app.add_middleware(SecurityHeaders, docs_paths=[p for p in docs if p])
     if static_dir is not None and (static_dir / "index.html").is_file():
         from fastapi.staticfiles import StaticFiles
 
         app.mount("/", StaticFiles(directory=static_dir, html=True), name="web")
     return app
+
+
+def _host_rules(allowed: Sequence[str] | None, *, keyless: bool) -> tuple[HostRule, ...]:
+    if allowed is not None:
+        return parse_allowed_hosts(allowed)
+    if keyless:
+        return tuple(HostRule(name, 0) for name in LOOPBACK_HOSTS)
+    return (HostRule("*"),)
 
 
 def _check_now(agents: Mapping[str, object]) -> None:

@@ -12,6 +12,7 @@ from tether.app.server._runs import Runs, SessionRef
 from tether.app.storage import ActiveRun, LogKey, SessionRecord
 from tether.errors import SessionNotFoundError
 from tether.message import ToolCallBlock, ToolCallState
+from tether.permission import PermissionMode
 
 __all__ = ["Service", "not_found", "service_of", "session_view"]
 
@@ -22,6 +23,8 @@ class Service:
 
     runs: Runs
     keys: KeyRing
+    max_mode: PermissionMode = PermissionMode.BYPASS
+    """The highest permission mode a client may give a session."""
 
     def user(self, request: Request) -> str:
         """The caller's user id (`AuthenticationError` without a valid key)."""

@@ -1,4 +1,4 @@
-"""Errors as HTTP answers: one JSON problem body per failure, and the body size limit.
+"""Errors as HTTP answers: one JSON problem body per failure.
 
 A problem body is `{"type": "<tether error class>", "detail": "<its message>", "status":
 <code>}`, plus `reply_id` for a busy session; `type` is the name of the `tether.errors`
@@ -13,12 +13,13 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tether.errors import (
     AuthenticationError,
     ConfigError,
+    CrossSiteRequestError,
     InvalidInputError,
+    PermissionCeilingError,
     ReplyInProgressError,
     RequestTooLargeError,
     ResumeError,
@@ -31,9 +32,10 @@ from tether.errors import (
     StorageUnavailableError,
     TetherError,
     UnknownAgentError,
+    UntrustedHostError,
 )
 
-__all__ = ["BodyLimit", "install_problem_handlers", "problem"]
+__all__ = ["install_problem_handlers", "problem", "status_of"]
 
 _STATUS: tuple[tuple[type[TetherError], int], ...] = (
     (AuthenticationError, 401),
@@ -44,6 +46,9 @@ _STATUS: tuple[tuple[type[TetherError], int], ...] = (
     (RuleTooBroadError, 422),
     (ResumeError, 409),
     (RequestTooLargeError, 413),
+    (UntrustedHostError, 421),
+    (CrossSiteRequestError, 403),
+    (PermissionCeilingError, 403),
     (InvalidInputError, 422),
     (SessionInputError, 422),
     (ConfigError, 422),
@@ -96,47 +101,3 @@ def install_problem_handlers(app: FastAPI) -> None:
     app.add_exception_handler(TetherError, on_tether)
     app.add_exception_handler(RequestValidationError, on_invalid)
     app.add_exception_handler(HTTPException, on_http)
-
-
-class BodyLimit:
-    """ASGI middleware: refuse request bodies over `max_bytes` with a 413 problem."""
-
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
-        self.app = app
-        self.max_bytes = max_bytes
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        declared = dict(scope.get("headers") or ()).get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
-            await self._refuse(scope, receive, send)
-            return
-        seen = 0
-
-        async def counted() -> Message:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
-                    raise _TooLarge
-            return message
-
-        try:
-            await self.app(scope, counted, send)
-        except _TooLarge:
-            await self._refuse(scope, receive, send)
-
-    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
-        detail = (
-            f"the request body is over the limit of {self.max_bytes} bytes; send less, or "
-            "start the service with a larger `max_body_bytes`"
-        )
-        response = problem(413, RequestTooLargeError.__name__, detail)
-        await response(scope, receive, send)
-
-
-class _TooLarge(Exception):
-    pass

@@ -9,10 +9,11 @@ from fastapi.responses import StreamingResponse
 
 from tether.app.server._bodies import InterruptAccepted, ReplyRequest, ReplyResult, ReplyStatus
 from tether.app.server._context import Service, service_of
+from tether.app.server._limits import event_id
 from tether.app.server._runs import SessionRef
 from tether.app.server._stream import follow, sse_frames
 from tether.app.storage import LogEntry
-from tether.errors import InvalidInputError, ReplyInProgressError
+from tether.errors import ReplyInProgressError
 from tether.event import (
     ErrorEvent,
     EventType,
@@ -111,11 +112,7 @@ async def get_events(
     ref = await service.find(service.user(request), session_id)
     cursor = after or 0
     if last_event_id is not None:
-        if not last_event_id.strip().isdigit():
-            raise InvalidInputError(
-                f"Last-Event-ID must be an event's sequence number, got {last_event_id!r}"
-            )
-        cursor = int(last_event_id.strip())
+        cursor = event_id(last_event_id)
     return _stream(service, ref, cursor, None)
 
 

@@ -16,6 +16,7 @@ from tether.app.server._bodies import (
     SessionPatch,
     SessionView,
 )
+from tether.app.server._ceiling import check_mode
 from tether.app.server._context import service_of, session_view
 from tether.app.storage import LogKey
 from tether.errors import InvalidInputError, ReplyInProgressError, SessionConflictError
@@ -102,6 +103,7 @@ async def patch_session(session_id: str, body: SessionPatch, request: Request) -
         raise InvalidInputError(
             f"unknown permission mode {body.permission_mode!r}; use one of: {', '.join(modes)}"
         )
+    check_mode(PermissionMode(body.permission_mode), service.max_mode)
     events = service.runs.events
     try:  # holding the lease, no reply starts while the mode changes
         lease = await events.acquire(ref.key, service.runs.lease_ttl)
