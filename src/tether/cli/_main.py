@@ -24,6 +24,7 @@ __all__ = ["SUBCOMMANDS", "build_parser", "main"]
 SUBCOMMANDS: list[str] = [
     "tether.cli._demo:register",
     "tether.cli.chat:add_parser",
+    "tether.cli.chat:add_trust_parser",
     "tether.cli._serve:add_serve_parser",
 ]
 """The functions that register the subcommands, as `MODULE:FUNCTION`."""

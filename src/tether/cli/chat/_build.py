@@ -47,6 +47,12 @@ class ChatOptions:
     deny: tuple[str, ...]
     max_iters: int | None
     headless: bool
+    root: Path | None = None
+    """The project root (nearest ancestor with `.git`, else `cwd`)."""
+    instructions: tuple[Path, ...] = ()
+    """The folder's `AGENTS.md` files to read (empty unless the folder is trusted)."""
+    trusted: bool = False
+    """Whether the user trusts the project folder."""
 
 
 def mcp_clients(settings: ChatSettings, cwd: Path) -> list[MCPClient]:
@@ -90,7 +96,8 @@ def _plugin(spec: str) -> Any:
         value = getattr(importlib.import_module(module), attribute or "plugin")
     except (ImportError, AttributeError) as exc:
         raise ChatConfigError(
-            f"plugin {spec!r} cannot be loaded ({exc}); write 'package.module:attribute'"
+            f"plugin {spec!r} cannot be loaded ({exc}); write 'package.module:attribute' "
+            "(a module in the project folder is found only if the folder is on PYTHONPATH)"
         ) from None
     if not isinstance(value, Plugin) and callable(value):
         value = value()

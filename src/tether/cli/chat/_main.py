@@ -17,9 +17,11 @@ from tether.cli.chat._build import (
     mcp_clients,
 )
 from tether.cli.chat._chat import Chat
-from tether.cli.chat._config import load_settings
+from tether.cli.chat._config import Layers, load_layers, merge_settings
+from tether.cli.chat._folder import Folder, instruction_files, project_root
 from tether.cli.chat._model import resolve_model
 from tether.cli.chat._sessions import SessionStore
+from tether.cli.chat._trust_ask import settle_trust
 from tether.errors import ChatConfigError, ConfigError, StorageError
 from tether.message import AssistantMsg, SystemMsg, UserMsg
 from tether.state import AgentState
@@ -38,21 +40,37 @@ def run_chat(args: argparse.Namespace) -> int:
         return 130
 
 
-def _options(args: argparse.Namespace, headless: bool) -> ChatOptions:
+def _layers(args: argparse.Namespace) -> tuple[Path, tuple[Path, ...], Layers, Folder]:
     cwd = Path.cwd().resolve()
     add_dirs = tuple(Path(d).expanduser().resolve() for d in args.add_dir)
-    for folder in add_dirs:
-        if not folder.is_dir():
-            raise ChatConfigError(f"--add-dir {str(folder)!r} is not a folder")
+    for extra in add_dirs:
+        if not extra.is_dir():
+            raise ChatConfigError(f"--add-dir {str(extra)!r} is not a folder")
+    layers = load_layers(cwd, args.config)
+    root = project_root(cwd)
+    return cwd, add_dirs, layers, Folder(root, layers.project, tuple(instruction_files(root, cwd)))
+
+
+async def _options(args: argparse.Namespace, headless: bool) -> ChatOptions:
+    cwd, add_dirs, layers, folder = _layers(args)
+    ask = None
+    if not headless:
+        from tether.cli.chat._input import LineInput
+
+        ask = LineInput(None).answer
+    decision = await settle_trust(folder, args.trust_folder, ask)
     return ChatOptions(
         cwd=cwd,
         add_dirs=add_dirs,
-        settings=load_settings(cwd, args.config),
+        settings=merge_settings(layers.user, decision.project),
         mode=args.permission_mode,
         allow=tuple(args.allow),
         deny=tuple(args.deny),
         max_iters=args.max_iters,
         headless=headless,
+        root=folder.root,
+        instructions=decision.instructions,
+        trusted=decision.level != "none",
     )
 
 
@@ -76,7 +94,7 @@ async def _state(args: argparse.Namespace, store: SessionStore) -> AgentState | 
 async def _run(args: argparse.Namespace) -> int:
     build_schemas(UserMsg, AssistantMsg, SystemMsg, AgentState)  # each once, innermost first
     headless = bool(args.headless) or not sys.stdin.isatty()
-    options = _options(args, headless)
+    options = await _options(args, headless)
     prompt = _prompt(args, headless)
     model, spec = resolve_model(args.model, options.settings.model)
     store = SessionStore.open(options.cwd, spec)
