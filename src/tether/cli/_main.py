@@ -118,7 +118,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _USER_ERRORS as error:
         if args.debug:
             raise
-        message = " ".join(str(error).split()) or type(error).__name__
+        from tether.cli._sanitize import visible
+
+        message = visible(" ".join(str(error).split())) or type(error).__name__
         print(f"tether {args.command}: error: {message}", file=sys.stderr)
         return 1
     return status

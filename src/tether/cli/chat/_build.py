@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from tether.agent import Agent, ContextConfig, ReActConfig
 from tether.cli.chat._config import ChatSettings
+from tether.cli.chat._instructions import Instruction, instructions_prompt
 from tether.cli.chat._prompt import environment_prompt
 from tether.errors import ChatConfigError
 from tether.model import ChatModelBase
@@ -149,7 +150,11 @@ def apply_permissions(state: AgentState, options: ChatOptions, *, fresh: bool) -
 
 
 def build_agent(
-    options: ChatOptions, model: ChatModelBase, toolkit: Toolkit, state: AgentState
+    options: ChatOptions,
+    model: ChatModelBase,
+    toolkit: Toolkit,
+    state: AgentState,
+    instructions: Sequence[Instruction] = (),
 ) -> Agent:
     """The chat agent over `state` (a rejection ends the reply when a person is asked)."""
     react = ReActConfig(
@@ -162,7 +167,8 @@ def build_agent(
         raise ChatConfigError(f"bad [context] settings: {exc}") from None
     return Agent(
         name="tether",
-        system_prompt=environment_prompt(options.cwd, options.add_dirs),
+        system_prompt=environment_prompt(options.cwd, options.add_dirs)
+        + instructions_prompt(list(instructions)),
         model=model,
         toolkit=toolkit,
         state=state,

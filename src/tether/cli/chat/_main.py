@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from tether._schemas import build_schemas
+from tether.cli._sanitize import visible
 from tether.cli.chat._build import (
     ChatOptions,
     apply_permissions,
@@ -19,6 +20,7 @@ from tether.cli.chat._build import (
 from tether.cli.chat._chat import Chat
 from tether.cli.chat._config import Layers, load_layers, merge_settings
 from tether.cli.chat._folder import Folder, instruction_files, project_root
+from tether.cli.chat._instructions import load_instructions
 from tether.cli.chat._model import resolve_model
 from tether.cli.chat._sessions import SessionStore
 from tether.cli.chat._trust_ask import settle_trust
@@ -34,7 +36,7 @@ def run_chat(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(_run(args))
     except (ConfigError, StorageError) as exc:
-        print(f"tether chat: {exc}", file=sys.stderr)
+        print(f"tether chat: {visible(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
@@ -108,8 +110,10 @@ async def _run(args: argparse.Namespace) -> int:
     mcps = mcp_clients(options.settings, options.cwd)
     plugins = load_plugins(options.settings)
     toolkit = build_toolkit(options, mcps, plugins)
-    agent = build_agent(options, model, toolkit, state)
+    instructions = load_instructions(options.instructions, options.root)
+    agent = build_agent(options, model, toolkit, state, instructions)
     chat = Chat(agent, store, options, spec, mcps, [p.module_name for p in plugins])
+    chat.instructions = instructions
     try:
         if headless:
             from tether.cli.chat._headless import run_headless

@@ -65,6 +65,10 @@ async def context_lines(chat: Chat) -> list[str]:
         f"({100 * state.estimated_tokens / max(window, 1):.1f}%), {len(state.context)} messages"
     ]
     lines += [f"  {name:<14} {_k(tokens):>7}" for name, tokens in parts.items()]
+    if chat.instructions:
+        lines.insert(2, "    of which instructions:")
+        for n, found in enumerate(chat.instructions, 3):
+            lines.insert(n, f"      {found.label}  {_k(estimate_text_tokens(found.text))} tokens")
     return lines
 
 
