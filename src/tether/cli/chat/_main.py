@@ -55,12 +55,7 @@ def _layers(args: argparse.Namespace) -> tuple[Path, tuple[Path, ...], Layers, F
 
 async def _options(args: argparse.Namespace, headless: bool) -> ChatOptions:
     cwd, add_dirs, layers, folder = _layers(args)
-    ask = None
-    if not headless:
-        from tether.cli.chat._input import LineInput
-
-        ask = LineInput(None).answer
-    decision = await settle_trust(folder, args.trust_folder, ask)
+    decision = await settle_trust(folder, args.trust_folder, None if headless else _ask)
     return ChatOptions(
         cwd=cwd,
         add_dirs=add_dirs,
@@ -74,6 +69,13 @@ async def _options(args: argparse.Namespace, headless: bool) -> ChatOptions:
         instructions=decision.instructions,
         trusted=decision.level != "none",
     )
+
+
+async def _ask(message: str, default: str) -> str:
+    """One answer from the keyboard (prompt-toolkit loads only when a question is asked)."""
+    from tether.cli.chat._input import LineInput
+
+    return await LineInput(None).answer(message, default)
 
 
 def _prompt(args: argparse.Namespace, headless: bool) -> str | None:
