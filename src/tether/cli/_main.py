@@ -24,6 +24,7 @@ __all__ = ["SUBCOMMANDS", "build_parser", "main"]
 SUBCOMMANDS: list[str] = [
     "tether.cli._demo:register",
     "tether.cli.chat:add_parser",
+    "tether.cli.chat:add_trust_parser",
     "tether.cli._serve:add_serve_parser",
 ]
 """The functions that register the subcommands, as `MODULE:FUNCTION`."""
@@ -117,7 +118,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _USER_ERRORS as error:
         if args.debug:
             raise
-        message = " ".join(str(error).split()) or type(error).__name__
+        from tether.cli._sanitize import visible
+
+        message = visible(" ".join(str(error).split())) or type(error).__name__
         print(f"tether {args.command}: error: {message}", file=sys.stderr)
         return 1
     return status

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.markup import escape
+
+from tether.cli._sanitize import visible
 from tether.event import (
     AgentEvent,
     ContextCompressedEvent,
@@ -21,6 +24,11 @@ from tether.event import (
 )
 
 __all__ = ["EventRenderer"]
+
+
+def _safe(value: object) -> str:
+    """Outside text inside rich markup: control characters visible, `[` escaped."""
+    return escape(visible(str(value)))
 
 
 class EventRenderer:
@@ -43,26 +51,32 @@ class EventRenderer:
                 self._line(f"[bold cyan]▶ reply {event.reply_id}[/]")
             case TextBlockDeltaEvent() | ThinkingBlockDeltaEvent():
                 style = "" if isinstance(event, TextBlockDeltaEvent) else "dim italic"
-                self.console.print(event.delta, end="", style=style, markup=False, highlight=False)
+                self.console.print(
+                    visible(event.delta), end="", style=style, markup=False, highlight=False
+                )
                 self._inline = True
             case ToolCallEndEvent():
-                self._line(f"[yellow]⚙ {event.tool_call.name}[/] {event.tool_call.input}")
+                self._line(
+                    f"[yellow]⚙ {_safe(event.tool_call.name)}[/] {_safe(event.tool_call.input)}"
+                )
             case ToolResultEndEvent():
                 result = event.tool_result
                 colour = "green" if result.state == "success" else "red"
                 text = result.get_text().replace("\n", " ⏎ ")
-                self._line(f"  [{colour}]↳ {result.state}[/] {text[:120]}")
+                self._line(f"  [{colour}]↳ {result.state}[/] {_safe(text[:120])}")
             case RequireUserConfirmEvent():
-                names = ", ".join(f"{c.name}({c.input})" for c in event.tool_calls)
+                names = _safe(", ".join(f"{c.name}({c.input})" for c in event.tool_calls))
                 self._line(f"[bold magenta]⏸ waiting for confirmation:[/] {names}")
             case RequireExternalExecutionEvent():
-                names = ", ".join(c.name for c in event.tool_calls)
+                names = _safe(", ".join(c.name for c in event.tool_calls))
                 self._line(f"[bold magenta]⏸ waiting for external results:[/] {names}")
             case ModelRetryEvent():
-                self._line(f"[red]↻ retry {event.attempt} of {event.model_name}:[/] {event.error}")
+                self._line(
+                    f"[red]↻ retry {event.attempt} of {_safe(event.model_name)}:[/] {_safe(event.error)}"
+                )
             case PluginActivatedEvent() | PluginSleptEvent() | ContextCompressedEvent():
                 detail = event.model_dump(exclude={"id", "created_at", "reply_id", "type"})
-                self._line(f"[blue]• {event.type.value}[/] {detail}")
+                self._line(f"[blue]• {event.type.value}[/] {_safe(detail)}")
             case ReplyEndEvent():
                 self._line(f"[bold cyan]■ reply end[/] ({len(event.msg.content)} blocks)")
             case _:

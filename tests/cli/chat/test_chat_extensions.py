@@ -28,7 +28,7 @@ def notes():
 
 def _run(home: Path, cwd: Path, model: str, **env: str):
     done = subprocess.run(
-        [sys.executable, "-c", LAUNCH, "chat", "-p", "go", "--model", model,
+        [sys.executable, "-c", LAUNCH, "chat", "-p", "go", "--model", model, "--trust-folder",
          "--output-format", "stream-json"],
         cwd=cwd, env=chat_env(home, **env), capture_output=True, text=True, timeout=60,
     )  # fmt: skip
@@ -83,7 +83,7 @@ def test_bad_plugin_is_one_line(home, project, script) -> None:
     (project / ".tether").mkdir()
     (project / ".tether" / "config.toml").write_text('plugins = ["no_such_module:x"]\n')
     done = subprocess.run(
-        [sys.executable, "-c", LAUNCH, "chat", "-p", "go", "--model", script([])],
+        [sys.executable, "-c", LAUNCH, "chat", "-p", "go", "--model", script([]), "--trust-folder"],
         cwd=project, env=chat_env(home), capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert done.returncode == 2
@@ -108,7 +108,9 @@ def test_plugins_command_shows_sleep_and_rounds_left(terminal, script, project, 
         ]
     )
     path = os.pathsep.join([str(package), os.environ.get("PYTHONPATH", "")])
-    term = terminal("--model", model, "--permission-mode", "bypass", PYTHONPATH=path)
+    term = terminal(
+        "--model", model, "--permission-mode", "bypass", "--trust-folder", PYTHONPATH=path
+    )
     term.prompt_ready(1)
     term.type("/plugins")
     term.wait_for("shouting: asleep")

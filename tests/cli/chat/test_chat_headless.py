@@ -129,7 +129,10 @@ def test_model_from_environment_then_config(home, project, script) -> None:
     (project / ".tether").mkdir()
     configured = script([{"text": "config model"}])
     (project / ".tether" / "config.toml").write_text(f'model = "{configured}"\n')
-    assert chat(home, project, "-p", "hi").stdout == "config model\n"
+    ignored = chat(home, project, "-p", "hi")  # an untrusted folder cannot choose the model
+    assert ignored.returncode == 2 and "no model chosen" in ignored.stderr
+    assert f"ignored: model {configured!r}" in ignored.stderr
+    assert chat(home, project, "-p", "hi", "--trust-folder").stdout == "config model\n"
 
 
 def test_bad_flags_and_config_exit_non_zero(home, project, script) -> None:

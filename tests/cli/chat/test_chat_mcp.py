@@ -39,7 +39,7 @@ def test_mcp_tools_listed_and_called(terminal, script, mcp_json) -> None:
             {"text": "That is the time in Tokyo."},
         ]
     )
-    term = terminal("--model", model)
+    term = terminal("--model", model, "--trust-folder")
     term.prompt_ready(1)
     term.type("/mcp")
     term.wait_for(r"time: connected, 2 tools")
@@ -68,7 +68,7 @@ def test_untrusted_server_asks_before_its_read_only_tool(terminal, script, proje
             {"text": "That is the time in Tokyo."},
         ]
     )
-    term = terminal("--model", model)
+    term = terminal("--model", model, "--trust-folder")
     term.prompt_ready(1)
     term.type("what time is it in Tokyo?")
     term.wait_for(r"Allow mcp__time__get_current_time")  # its readOnlyHint is not trusted

@@ -18,7 +18,7 @@ def test_compact_shows_tokens_before_and_after(terminal, script, project) -> Non
             {"text": "Summary: three long answers about words."},
         ]
     )
-    term = terminal("--model", model)
+    term = terminal("--model", model, "--trust-folder")
     for n, line in enumerate(["one", "two", "three"], 1):
         term.prompt_ready(n)
         term.type(line)

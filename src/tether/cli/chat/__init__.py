@@ -7,5 +7,6 @@ and MCP load when a command runs.
 """
 
 from tether.cli.chat._args import add_parser
+from tether.cli.chat._trust_cmd import add_trust_parser
 
-__all__ = ["add_parser"]
+__all__ = ["add_parser", "add_trust_parser"]

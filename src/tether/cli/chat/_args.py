@@ -51,6 +51,11 @@ def add_parser(sub: Any) -> Callable[[argparse.Namespace], int]:
         metavar="DIR",
         help="another folder the tools may use (repeatable)",
     )
+    chat.add_argument(
+        "--trust-folder",
+        action="store_true",
+        help="trust this project folder's config, MCP servers and AGENTS.md (and remember it)",
+    )
     chat.add_argument("--config", metavar="FILE", help="config file (instead of the project's)")
     chat.add_argument(
         "-p",

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from tether.agent import Agent, ContextConfig, ReActConfig
 from tether.cli.chat._config import ChatSettings
+from tether.cli.chat._instructions import Instruction, instructions_prompt
 from tether.cli.chat._prompt import environment_prompt
 from tether.errors import ChatConfigError
 from tether.model import ChatModelBase
@@ -47,6 +48,12 @@ class ChatOptions:
     deny: tuple[str, ...]
     max_iters: int | None
     headless: bool
+    root: Path | None = None
+    """The project root (nearest ancestor with `.git`, else `cwd`)."""
+    instructions: tuple[Path, ...] = ()
+    """The folder's `AGENTS.md` files to read (empty unless the folder is trusted)."""
+    trusted: bool = False
+    """Whether the user trusts the project folder."""
 
 
 def mcp_clients(settings: ChatSettings, cwd: Path) -> list[MCPClient]:
@@ -90,7 +97,8 @@ def _plugin(spec: str) -> Any:
         value = getattr(importlib.import_module(module), attribute or "plugin")
     except (ImportError, AttributeError) as exc:
         raise ChatConfigError(
-            f"plugin {spec!r} cannot be loaded ({exc}); write 'package.module:attribute'"
+            f"plugin {spec!r} cannot be loaded ({exc}); write 'package.module:attribute' "
+            "(a module in the project folder is found only if the folder is on PYTHONPATH)"
         ) from None
     if not isinstance(value, Plugin) and callable(value):
         value = value()
@@ -142,7 +150,11 @@ def apply_permissions(state: AgentState, options: ChatOptions, *, fresh: bool) -
 
 
 def build_agent(
-    options: ChatOptions, model: ChatModelBase, toolkit: Toolkit, state: AgentState
+    options: ChatOptions,
+    model: ChatModelBase,
+    toolkit: Toolkit,
+    state: AgentState,
+    instructions: Sequence[Instruction] = (),
 ) -> Agent:
     """The chat agent over `state` (a rejection ends the reply when a person is asked)."""
     react = ReActConfig(
@@ -155,7 +167,8 @@ def build_agent(
         raise ChatConfigError(f"bad [context] settings: {exc}") from None
     return Agent(
         name="tether",
-        system_prompt=environment_prompt(options.cwd, options.add_dirs),
+        system_prompt=environment_prompt(options.cwd, options.add_dirs)
+        + instructions_prompt(list(instructions)),
         model=model,
         toolkit=toolkit,
         state=state,

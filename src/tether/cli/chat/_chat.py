@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, cast
 
 from tether.agent import Agent
 from tether.cli.chat._build import ChatOptions, apply_permissions
+from tether.cli.chat._instructions import Instruction
 from tether.cli.chat._sessions import SessionStore
 from tether.errors import SessionConflictError
 from tether.event import (
@@ -46,6 +47,8 @@ class Chat:
     model_spec: str
     mcps: list[MCPClient] = field(default_factory=list)
     plugin_names: list[str] = field(default_factory=list)
+    instructions: list[Instruction] = field(default_factory=list)
+    """The `AGENTS.md` files in the system prompt."""
 
     async def save(self) -> None:
         """Save the session as it is now."""

@@ -21,10 +21,14 @@ args = []
 trust_annotations = false          # true: its read-only tools run without asking
 ```
 
-The project file (`.tether/config.toml`, or `--config FILE`) wins over the user's
+The project file (`.tether/config.toml`) wins over the user's
 (`~/.config/tether/config.toml`), key by key; `[permissions]` rules add up. Servers in the
 project's `.mcp.json` (`{"mcpServers": {name: {command, args, env} | {url, headers}}}`)
 come first, so a config entry of the same name wins.
+
+The two are read apart (`load_layers`): what the project folder says is used only as far
+as the user trusts the folder (`tether.cli.chat._trust`). `--config FILE` is the user's own
+choice, so it is read as part of the user's layer (and the project file is not read).
 """
 
 from __future__ import annotations
@@ -38,7 +42,14 @@ from typing import Any
 from tether.cli.chat._args import MODES
 from tether.errors import ChatConfigError
 
-__all__ = ["ChatSettings", "load_settings", "user_config_path"]
+__all__ = [
+    "ChatSettings",
+    "Layers",
+    "load_layers",
+    "load_settings",
+    "merge_settings",
+    "user_config_path",
+]
 
 _TOP = {"model", "skills", "plugins", "permissions", "mcp_servers", "context"}
 _PERMISSION_KEYS = {"mode", "allow", "ask", "deny"}
@@ -55,7 +66,10 @@ class ChatSettings:
     deny: tuple[str, ...] = ()
     mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
     skills: tuple[str, ...] = ()
+    skills_set: bool = False
+    """Whether a file named `skills` (an empty list clears the user's)."""
     plugins: tuple[str, ...] = ()
+    plugins_set: bool = False
     context: dict[str, Any] = field(default_factory=dict)
     """`ContextConfig` fields."""
     files: tuple[str, ...] = ()
@@ -68,46 +82,89 @@ def user_config_path() -> Path:
     return Path(base) / "tether" / "config.toml"
 
 
-def load_settings(cwd: Path, config_file: str | None = None) -> ChatSettings:
-    """Read the user config, the project config (or `config_file`) and `.mcp.json`."""
-    project = Path(config_file) if config_file else cwd / ".tether" / "config.toml"
-    if config_file and not project.is_file():
+@dataclass(frozen=True, slots=True)
+class Layers:
+    """The user's settings (their config, or `--config FILE`) and the project folder's."""
+
+    user: ChatSettings
+    project: ChatSettings
+
+
+def load_layers(cwd: Path, config_file: str | None = None) -> Layers:
+    """Read the user config (and `config_file`), the project config and `.mcp.json` apart."""
+    if config_file and not Path(config_file).is_file():
         raise ChatConfigError(f"--config {config_file!r}: no such file")
-    layers = [(p, _read_toml(p)) for p in (user_config_path(), project) if p.is_file()]
+    user_files = [user_config_path(), *([Path(config_file)] if config_file else [])]
+    project_file = None if config_file else cwd / ".tether" / "config.toml"
+    user = _layer([p for p in user_files if p.is_file()], {})
+    project_files = [project_file] if project_file is not None and project_file.is_file() else []
+    project = _layer(project_files, _mcp_json(cwd / ".mcp.json"))
+    return Layers(user, project)
+
+
+def merge_settings(user: ChatSettings, project: ChatSettings) -> ChatSettings:
+    """Both layers as one: the project wins key by key, rules add up, servers by name."""
+    return ChatSettings(
+        model=project.model if project.model is not None else user.model,
+        mode=project.mode if project.mode is not None else user.mode,
+        allow=user.allow + project.allow,
+        ask=user.ask + project.ask,
+        deny=user.deny + project.deny,
+        mcp_servers={**user.mcp_servers, **project.mcp_servers},
+        skills=project.skills if project.skills_set else user.skills,
+        skills_set=user.skills_set or project.skills_set,
+        plugins=project.plugins if project.plugins_set else user.plugins,
+        plugins_set=user.plugins_set or project.plugins_set,
+        context={**user.context, **project.context},
+        files=user.files + project.files,
+    )
+
+
+def load_settings(cwd: Path, config_file: str | None = None) -> ChatSettings:
+    """Every layer merged, as in a folder the user trusts."""
+    layers = load_layers(cwd, config_file)
+    return merge_settings(layers.user, layers.project)
+
+
+def _layer(paths: list[Path], servers: dict[str, dict[str, Any]]) -> ChatSettings:
+    """The files of one layer (later wins key by key), over `servers` from `.mcp.json`."""
     merged: dict[str, Any] = {}
     rules: dict[str, list[str]] = {"allow": [], "ask": [], "deny": []}
-    servers = _mcp_json(cwd / ".mcp.json")
-    for path, data in layers:
+    servers = dict(servers)
+    for path in paths:
+        data = _read_toml(path)
         _check(path, data)
         permissions = data.get("permissions", {})
         for key in rules:
             rules[key] += _strings(path, f"permissions.{key}", permissions.get(key, []))
         if "mode" in permissions:
             merged["mode"] = _mode(path, permissions["mode"])
-        for key in ("model", "skills", "plugins"):
+        if "model" in data:
+            if not isinstance(data["model"], str):
+                raise ChatConfigError(f"{path}: `model` must be a string like 'openai:gpt-4o'")
+            merged["model"] = data["model"]
+        for key in ("skills", "plugins"):
             if key in data:
-                merged[key] = data[key]
+                merged[key] = _strings(path, key, data[key])
         merged["context"] = {
             **merged.get("context", {}),
             **_table(path, "context", data.get("context", {})),
         }
         for name, server in _table(path, "mcp_servers", data.get("mcp_servers", {})).items():
             servers[name] = _server(path, name, server)
-    model = merged.get("model")
-    if model is not None and not isinstance(model, str):
-        raise ChatConfigError(f"{layers[-1][0]}: `model` must be a string like 'openai:gpt-4o'")
-    where = layers[-1][0] if layers else project
     return ChatSettings(
-        model=model,
+        model=merged.get("model"),
         mode=merged.get("mode"),
         allow=tuple(rules["allow"]),
         ask=tuple(rules["ask"]),
         deny=tuple(rules["deny"]),
         mcp_servers=servers,
-        skills=tuple(_strings(where, "skills", merged.get("skills", []))),
-        plugins=tuple(_strings(where, "plugins", merged.get("plugins", []))),
+        skills=tuple(merged.get("skills", ())),
+        skills_set="skills" in merged,
+        plugins=tuple(merged.get("plugins", ())),
+        plugins_set="plugins" in merged,
         context=merged.get("context", {}),
-        files=tuple(str(p) for p, _ in layers),
+        files=tuple(str(p) for p in paths),
     )
 
 

@@ -6,6 +6,7 @@ import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+from tether.cli._sanitize import visible
 from tether.cli.chat._calls import call_arguments, call_summary
 from tether.event import (
     ConfirmResult,
@@ -15,10 +16,12 @@ from tether.event import (
 )
 from tether.message import ToolCallBlock
 
-__all__ = ["Ask", "Answers", "ask_confirmation", "question"]
+__all__ = ["Announce", "Ask", "Answers", "ask_confirmation", "question"]
 
 Ask = Callable[[str, str], Awaitable[str]]
 """Reads one line: `await ask(message, default)`; raises `KeyboardInterrupt`/`EOFError`."""
+Announce = Callable[[ToolCallBlock], None]
+"""Draws the header of a question (after all output, in a style output cannot take)."""
 
 
 @dataclass
@@ -33,20 +36,24 @@ class Answers:
 
 def question(call: ToolCallBlock) -> str:
     """`Allow Bash git status? [y]es / [a]lways (Bash(git status)) / [n]o, tell it why / [e]dit`."""
-    rules = ", ".join(str(r) for r in call.suggested_rules)
+    rules = visible(", ".join(str(r) for r in call.suggested_rules))
     always = f" / [a]lways ({rules})" if rules else ""
     return (
-        f"Allow {call.name} {call_summary(call, width=200)}?"
+        f"Allow {visible(call.name)} {visible(call_summary(call, width=200))}?"
         f" [y]es{always} / [n]o, tell it why / [e]dit "
     )
 
 
-async def ask_confirmation(pause: RequireUserConfirmEvent, ask: Ask) -> Answers:
+async def ask_confirmation(
+    pause: RequireUserConfirmEvent, ask: Ask, announce: Announce | None = None
+) -> Answers:
     """Ask about each call of `pause`; Ctrl+C interrupts the paused reply instead."""
     results: list[ConfirmResult] = []
     reasons: list[str] = []
     try:
         for call in pause.tool_calls:
+            if announce is not None:
+                announce(call)
             result, reason = await _one(call, ask)
             results.append(result)
             if reason:

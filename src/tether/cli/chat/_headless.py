@@ -10,6 +10,7 @@ import json
 import sys
 from typing import Any
 
+from tether.cli._sanitize import json_visible, visible
 from tether.cli.chat._chat import Chat, Inputs, is_asking
 from tether.event import (
     AgentEvent,
@@ -36,7 +37,7 @@ class _Run:
 
     def __call__(self, event: AgentEvent) -> None:
         if self.output_format == "stream-json":
-            sys.stdout.write(event_adapter.dump_json(event).decode() + "\n")
+            sys.stdout.write(json_visible(event_adapter.dump_json(event).decode()) + "\n")
             sys.stdout.flush()
         if isinstance(event, ModelCallEndEvent):
             self.num_iters += 1
@@ -125,8 +126,8 @@ def _print(
 ) -> None:
     if output_format == "text":
         if error is not None:
-            print(f"tether chat: {result['result']}", file=sys.stderr)
+            print(f"tether chat: {visible(result['result'])}", file=sys.stderr)
         else:
-            print(text)
+            print(visible(text))
         return
-    print(json.dumps(result, ensure_ascii=False))
+    print(json_visible(json.dumps(result, ensure_ascii=False)))

@@ -11,16 +11,18 @@ import signal
 from contextlib import suppress
 
 from rich.console import Console
+from rich.text import Text
 
+from tether.cli._sanitize import visible
 from tether.cli.chat._chat import Chat, Inputs, is_asking
 from tether.cli.chat._confirm import ask_confirmation
 from tether.cli.chat._input import LineInput
-from tether.cli.chat._render import ChatRenderer
+from tether.cli.chat._render import ChatRenderer, safe
 from tether.cli.chat._sessions import tether_home
 from tether.cli.chat._slash import SlashContext, run_slash
 from tether.cli.chat._views import model_label, status_line
 from tether.event import RequireUserConfirmEvent
-from tether.message import UserMsg
+from tether.message import ToolCallBlock, UserMsg
 
 __all__ = ["run_interactive"]
 
@@ -38,10 +40,17 @@ class _Screen:
     async def switch(self, session_id: str) -> None:
         """Load another saved session; if it waits for a confirmation, ask now."""
         self.chat.agent.state = await self.chat.store.load(session_id)
-        self.console.print(f"resumed session {session_id}")
+        self.console.print(f"resumed session {safe(session_id)}")
         self.show_history()
         if is_asking(self.chat.agent.state):
             await self.turn(None)
+
+    def announce(self, call: ToolCallBlock) -> None:
+        """The question's header: reverse video with the call's id (no output can draw it)."""
+        self.render.close()
+        self.console.print(
+            Text(f" ? tether asks · permission for call {visible(call.id)} ", style="bold reverse")
+        )
 
     def show_history(self) -> None:
         """The last few messages of a resumed session."""
@@ -49,7 +58,7 @@ class _Screen:
             text = " ".join((msg.get_text_content(" ") or "").split())
             if text:
                 who = "you" if msg.role == "user" else "tether"
-                self.console.print(f"[dim]{who}:[/] {text[:200]}")
+                self.console.print(f"[dim]{who}:[/] {safe(text[:200])}")
 
     async def turn(self, inputs: Inputs) -> bool:
         """Run a reply through its pauses; True if Ctrl+C stopped it."""
@@ -59,7 +68,7 @@ class _Screen:
             if stopped:
                 return True
             if pause is not None:
-                answers = await ask_confirmation(pause, self.keys.answer)
+                answers = await ask_confirmation(pause, self.keys.answer, self.announce)
                 reasons += answers.reasons
                 inputs = answers.event
             elif reasons:
@@ -84,7 +93,7 @@ class _Screen:
         if error is not None:
             if not isinstance(error, Exception):
                 raise error
-            self.render.note(f"[red]error: {type(error).__name__}: {error}[/]")
+            self.render.note(f"[red]error: {type(error).__name__}: {safe(error)}[/]")
             return False, None
         return False, task.result()
 
@@ -95,7 +104,7 @@ async def run_interactive(chat: Chat, first: str | None) -> int:
     console = screen.console
     state = chat.agent.state
     console.print(
-        f"[bold]tether chat[/] · session {state.session_id} · {model_label(chat.model_spec)} · "
+        f"[bold]tether chat[/] · session {state.session_id} · {safe(model_label(chat.model_spec))} · "
         "/help for commands"
     )
     if state.context:
@@ -106,7 +115,7 @@ async def run_interactive(chat: Chat, first: str | None) -> int:
     elif first:
         interrupted = await screen.turn(UserMsg("user", first))
     while True:
-        console.print(f"[dim]{status_line(chat)}[/]")
+        console.print(f"[dim]{safe(status_line(chat))}[/]")
         try:
             line = await screen.keys.message("> ")
         except KeyboardInterrupt:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from tether._schemas import build_schemas
+from tether.cli._sanitize import visible
 from tether.cli.chat._build import (
     ChatOptions,
     apply_permissions,
@@ -17,9 +18,12 @@ from tether.cli.chat._build import (
     mcp_clients,
 )
 from tether.cli.chat._chat import Chat
-from tether.cli.chat._config import load_settings
+from tether.cli.chat._config import Layers, load_layers, merge_settings
+from tether.cli.chat._folder import Folder, instruction_files, project_root
+from tether.cli.chat._instructions import load_instructions
 from tether.cli.chat._model import resolve_model
 from tether.cli.chat._sessions import SessionStore
+from tether.cli.chat._trust_ask import settle_trust
 from tether.errors import ChatConfigError, ConfigError, StorageError
 from tether.message import AssistantMsg, SystemMsg, UserMsg
 from tether.state import AgentState
@@ -32,28 +36,46 @@ def run_chat(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(_run(args))
     except (ConfigError, StorageError) as exc:
-        print(f"tether chat: {exc}", file=sys.stderr)
+        print(f"tether chat: {visible(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
 
 
-def _options(args: argparse.Namespace, headless: bool) -> ChatOptions:
+def _layers(args: argparse.Namespace) -> tuple[Path, tuple[Path, ...], Layers, Folder]:
     cwd = Path.cwd().resolve()
     add_dirs = tuple(Path(d).expanduser().resolve() for d in args.add_dir)
-    for folder in add_dirs:
-        if not folder.is_dir():
-            raise ChatConfigError(f"--add-dir {str(folder)!r} is not a folder")
+    for extra in add_dirs:
+        if not extra.is_dir():
+            raise ChatConfigError(f"--add-dir {str(extra)!r} is not a folder")
+    layers = load_layers(cwd, args.config)
+    root = project_root(cwd)
+    return cwd, add_dirs, layers, Folder(root, layers.project, tuple(instruction_files(root, cwd)))
+
+
+async def _options(args: argparse.Namespace, headless: bool) -> ChatOptions:
+    cwd, add_dirs, layers, folder = _layers(args)
+    decision = await settle_trust(folder, args.trust_folder, None if headless else _ask)
     return ChatOptions(
         cwd=cwd,
         add_dirs=add_dirs,
-        settings=load_settings(cwd, args.config),
+        settings=merge_settings(layers.user, decision.project),
         mode=args.permission_mode,
         allow=tuple(args.allow),
         deny=tuple(args.deny),
         max_iters=args.max_iters,
         headless=headless,
+        root=folder.root,
+        instructions=decision.instructions,
+        trusted=decision.level != "none",
     )
+
+
+async def _ask(message: str, default: str) -> str:
+    """One answer from the keyboard (prompt-toolkit loads only when a question is asked)."""
+    from tether.cli.chat._input import LineInput
+
+    return await LineInput(None).answer(message, default)
 
 
 def _prompt(args: argparse.Namespace, headless: bool) -> str | None:
@@ -76,7 +98,7 @@ async def _state(args: argparse.Namespace, store: SessionStore) -> AgentState | 
 async def _run(args: argparse.Namespace) -> int:
     build_schemas(UserMsg, AssistantMsg, SystemMsg, AgentState)  # each once, innermost first
     headless = bool(args.headless) or not sys.stdin.isatty()
-    options = _options(args, headless)
+    options = await _options(args, headless)
     prompt = _prompt(args, headless)
     model, spec = resolve_model(args.model, options.settings.model)
     store = SessionStore.open(options.cwd, spec)
@@ -90,8 +112,10 @@ async def _run(args: argparse.Namespace) -> int:
     mcps = mcp_clients(options.settings, options.cwd)
     plugins = load_plugins(options.settings)
     toolkit = build_toolkit(options, mcps, plugins)
-    agent = build_agent(options, model, toolkit, state)
+    instructions = load_instructions(options.instructions, options.root)
+    agent = build_agent(options, model, toolkit, state, instructions)
     chat = Chat(agent, store, options, spec, mcps, [p.module_name for p in plugins])
+    chat.instructions = instructions
     try:
         if headless:
             from tether.cli.chat._headless import run_headless

@@ -11,7 +11,8 @@ __all__ = ["resolve_model"]
 
 _HOW = (
     "pass --model PROVIDER:NAME (e.g. openai:gpt-4o, anthropic:claude-sonnet-4-5, "
-    "scripted:FILE), set TETHER_MODEL, or set `model = ...` in .tether/config.toml"
+    "scripted:FILE), set TETHER_MODEL, or set `model = ...` in ~/.config/tether/config.toml "
+    "(a project's .tether/config.toml counts only once you trust the folder: `tether trust`)"
 )
 
 

@@ -14,9 +14,11 @@ from typing import Any
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.live import Live
 from rich.markdown import Markdown
+from rich.markup import escape
 from rich.segment import Segment
 from rich.text import Text
 
+from tether.cli._sanitize import visible
 from tether.cli.chat._calls import call_diff, call_summary
 from tether.event import (
     AgentEvent,
@@ -36,11 +38,16 @@ from tether.event import (
 )
 from tether.message import ToolResultState
 
-__all__ = ["ChatRenderer"]
+__all__ = ["ChatRenderer", "safe"]
 
 _REFRESH = 0.05
 """Seconds between two redraws of a growing block."""
 _RESULT_COLOURS = {ToolResultState.SUCCESS: "green", ToolResultState.DENIED: "yellow"}
+
+
+def safe(value: object) -> str:
+    """`value` as text to put inside rich markup: control characters visible, `[` escaped."""
+    return escape(visible(str(value)))
 
 
 class _Tail:
@@ -88,7 +95,9 @@ class ChatRenderer:
             case ToolResultEndEvent():
                 self._result(event)
             case ModelRetryEvent():
-                self.note(f"[yellow]↻ {event.model_name} failed ({event.error}); retrying[/]")
+                self.note(
+                    f"[yellow]↻ {safe(event.model_name)} failed ({safe(event.error)}); retrying[/]"
+                )
             case ContextCompressedEvent():
                 self.note(
                     f"[blue]• context compressed: {event.before_tokens} → "
@@ -96,10 +105,10 @@ class ChatRenderer:
                 )
             case PluginActivatedEvent():
                 self.note(
-                    f"[blue]• plugin {event.module_name} awake ({event.rounds_left} rounds)[/]"
+                    f"[blue]• plugin {safe(event.module_name)} awake ({event.rounds_left} rounds)[/]"
                 )
             case PluginSleptEvent():
-                self.note(f"[blue]• plugin {event.module_name} asleep[/]")
+                self.note(f"[blue]• plugin {safe(event.module_name)} asleep[/]")
             case _:
                 pass
 
@@ -131,10 +140,10 @@ class ChatRenderer:
         if self._thinking:
             tail = "\n".join(self._text.splitlines()[-3:])
             return Text("✻ " + tail, style="dim italic")
-        return _Tail(Markdown(self._text))
+        return _Tail(Markdown(self._text, hyperlinks=False))
 
     def _grow(self, delta: str) -> None:
-        self._text += delta
+        self._text += visible(delta)
         now = time.monotonic()
         if self._live is not None and now - self._drawn >= _REFRESH:
             self._live.update(self._renderable(), refresh=True)
@@ -146,7 +155,7 @@ class ChatRenderer:
             live, self._live = self._live, None
             live.stop()
         if keep and self._text and not self._thinking:
-            self.console.print(Markdown(self._text))
+            self.console.print(Markdown(self._text, hyperlinks=False))
         self._text, self._thinking = "", False
 
     _thinking = False
@@ -158,17 +167,18 @@ class ChatRenderer:
         self.close()
         self._line_break()
         line = Text("● ", style="bold cyan")
-        line.append(call.name, style="bold")
-        line.append(f"({call_summary(call)})")
+        line.append(visible(call.name), style="bold")
+        line.append(f"({visible(call_summary(call))})")
         self.console.print(line)
         for diff in call_diff(call, self.cwd):
             style = "red" if diff.startswith("-") else "green" if diff.startswith("+") else "dim"
-            self.console.print(Text("    " + diff, style=style))
+            self.console.print(Text("    " + visible(diff), style=style))
 
     def _output(self, call_id: str, delta: str) -> None:
         if not delta:
             return
         self._streamed.add(call_id)
+        delta = visible(delta)
         text = delta.replace("\n", "\n  │ ")
         if self._at_line_start:
             text = "  │ " + text
@@ -181,7 +191,7 @@ class ChatRenderer:
         self._line_break()
         result = event.tool_result
         colour = _RESULT_COLOURS.get(result.state, "red")
-        text = result.get_text()
+        text = visible(result.get_text())
         if result.name == "Read" and result.state is ToolResultState.SUCCESS:
             detail = f"{len(text.splitlines())} lines"
         elif event.block_id in self._streamed:  # the output is on screen already

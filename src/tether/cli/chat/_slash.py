@@ -7,7 +7,14 @@ from dataclasses import dataclass
 
 from rich.console import Console
 
+from tether.cli._sanitize import visible
 from tether.cli.chat._chat import Chat
+from tether.cli.chat._instructions import (
+    STARTER,
+    USER_LABEL,
+    instructions_prompt,
+    load_instructions,
+)
 from tether.cli.chat._model import resolve_model
 from tether.cli.chat._permissions import permissions_command
 from tether.cli.chat._views import context_lines, cost_lines, mcp_lines, plugin_lines
@@ -63,7 +70,7 @@ async def _compact(ctx: SlashContext, arg: str) -> bool:
 
 async def _print_lines(ctx: SlashContext, lines: list[str]) -> bool:
     for line in lines:
-        ctx.console.print(line, markup=False, highlight=False)
+        ctx.console.print(visible(line), markup=False, highlight=False)
     return False
 
 
@@ -87,15 +94,15 @@ async def _mcp(ctx: SlashContext, arg: str) -> bool:
 
 async def _model(ctx: SlashContext, arg: str) -> bool:
     if not arg:
-        ctx.console.print(f"model: {ctx.chat.model_spec}", highlight=False)
+        ctx.console.print(f"model: {visible(ctx.chat.model_spec)}", markup=False, highlight=False)
         return False
     try:
         ctx.chat.agent.model, _ = resolve_model(arg, None)
     except ConfigError as exc:
-        ctx.console.print(f"[red]{exc}[/]", highlight=False)
+        ctx.console.print(visible(str(exc)), style="red", markup=False, highlight=False)
         return False
     ctx.chat.model_spec = ctx.chat.store.model = arg
-    ctx.console.print(f"model: {arg}", highlight=False)
+    ctx.console.print(f"model: {visible(arg)}", markup=False, highlight=False)
     return False
 
 
@@ -113,7 +120,8 @@ async def _resume(ctx: SlashContext, arg: str) -> bool:
             title = info.metadata.get("title") or "(empty)"
             when = info.updated_at.strftime("%Y-%m-%d %H:%M")
             ctx.console.print(
-                f"  {n:>2}. {info.session_id}  {when}  {info.message_count} msgs  {title}",
+                visible(f"  {n:>2}. {info.session_id}  {when}  {info.message_count} msgs  {title}"),
+                markup=False,
                 highlight=False,
             )
         arg = (await ctx.ask("Resume which (number or id, Enter to cancel)? ", "")).strip()
@@ -122,6 +130,31 @@ async def _resume(ctx: SlashContext, arg: str) -> bool:
     chosen = infos[int(arg) - 1].session_id if arg.isdigit() and 0 < int(arg) <= len(infos) else arg
     await ctx.resume(chosen)
     return False
+
+
+async def _init(ctx: SlashContext, arg: str) -> bool:
+    from tether.cli.chat._folder import NAMES
+
+    options = ctx.chat.options
+    root = options.root or options.cwd
+    existing = [root / n for n in NAMES if (root / n).is_file()]
+    if existing:
+        ctx.console.print(
+            f"{visible(str(existing[0]))} exists already; edit it", markup=False, highlight=False
+        )
+        return False
+    target = root / "AGENTS.md"
+    target.write_text(STARTER, encoding="utf-8")
+    lines = [f"wrote {visible(str(target))}: a starter to fill in (commands, conventions)"]
+    if options.trusted:
+        found = [i for i in load_instructions((target,), root) if i.label != USER_LABEL]
+        header = not ctx.chat.instructions
+        ctx.chat.instructions += found
+        ctx.chat.agent.system_prompt += instructions_prompt(found, header=header)
+        lines.append("it is in the system prompt from now on (/context shows its cost)")
+    else:
+        lines.append("this folder is not trusted: it is read once you trust it (`tether trust`)")
+    return await _print_lines(ctx, lines)
 
 
 async def _exit(ctx: SlashContext, arg: str) -> bool:
@@ -142,6 +175,7 @@ COMMANDS: dict[str, tuple[str, Handler]] = {
     "model": ("show or switch the model: /model PROVIDER:NAME", _model),
     "cost": ("tokens used so far in this session, and their cost", _cost),
     "resume": ("pick a saved session of this folder", _resume),
+    "init": ("write a starter AGENTS.md (project instructions) at the project root", _init),
     "exit": ("leave (Ctrl+D does too)", _exit),
 }
 
@@ -151,6 +185,8 @@ async def run_slash(ctx: SlashContext, line: str) -> bool:
     name, _, arg = line[1:].strip().partition(" ")
     entry = COMMANDS.get(name.lower())
     if entry is None:
-        ctx.console.print(f"unknown command /{name}; /help lists them", highlight=False)
+        ctx.console.print(
+            f"unknown command /{visible(name)}; /help lists them", markup=False, highlight=False
+        )
         return False
     return await entry[1](ctx, arg.strip())

@@ -65,6 +65,10 @@ async def context_lines(chat: Chat) -> list[str]:
         f"({100 * state.estimated_tokens / max(window, 1):.1f}%), {len(state.context)} messages"
     ]
     lines += [f"  {name:<14} {_k(tokens):>7}" for name, tokens in parts.items()]
+    if chat.instructions:
+        lines.insert(2, "    of which instructions:")
+        for n, found in enumerate(chat.instructions, 3):
+            lines.insert(n, f"      {found.label}  {_k(estimate_text_tokens(found.text))} tokens")
     return lines
 
 
@@ -108,6 +112,11 @@ def _usd(value: float) -> str:
 async def mcp_lines(chat: Chat) -> list[str]:
     """Each MCP server with its tools (connecting to it if it was not yet)."""
     if not chat.mcps:
+        if not chat.options.trusted:
+            return [
+                "no MCP servers (a project's .mcp.json and [mcp_servers] start only once you "
+                "trust the folder: `tether trust`; yours go in ~/.config/tether/config.toml)"
+            ]
         return ["no MCP servers (add them to .mcp.json or [mcp_servers] in .tether/config.toml)"]
     lines: list[str] = []
     for client in chat.mcps:
