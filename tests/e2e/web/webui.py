@@ -34,6 +34,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
     "--no-first-run",
+    "--js-flags=--expose-gc",  # the timing tests collect garbage before they measure
 ]
 
 

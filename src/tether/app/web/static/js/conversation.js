@@ -8,9 +8,15 @@ import { ToolCard, outputText } from "./toolcard.js";
 /** Performance marks of the first rendered token, for tests and the report. */
 export const firstTokenTimings = [];
 
+/** A block whose render took longer than this waits RENDER_GAP times as long before the next. */
+const SLOW_RENDER_MS = 8;
+const RENDER_GAP = 4;
+
 class ReplyView {
-  constructor(id) {
+  constructor(id, onLater) {
     this.id = id;
+    this.onLater = onLater;
+    this.timer = null;
     this.el = document.createElement("div");
     this.el.className = "msg assistant";
     this.el.dataset.msgId = id;
@@ -86,11 +92,34 @@ class ReplyView {
     this.el.append(p);
   }
 
+  /**
+   * Render the text blocks that changed. A block that renders slowly (a long message) is
+   * rendered again only after a pause RENDER_GAP times its cost, so a stream of small
+   * deltas never spends more than a fraction of the time re-rendering.
+   */
   flush() {
-    for (const block of this.dirty) block.el.replaceChildren(renderMarkdown(block.text));
-    const had = this.dirty.size > 0;
-    this.dirty.clear();
+    let had = false;
+    for (const block of [...this.dirty]) {
+      const start = performance.now();
+      if (block.notBefore > start) {
+        this.later(block.notBefore - start);
+        continue;
+      }
+      block.el.replaceChildren(renderMarkdown(block.text));
+      const cost = performance.now() - start;
+      block.notBefore = cost > SLOW_RENDER_MS ? start + cost * (RENDER_GAP + 1) : 0;
+      this.dirty.delete(block);
+      had = true;
+    }
     return had;
+  }
+
+  later(ms) {
+    if (this.timer !== null) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.onLater();
+    }, ms);
   }
 
   fromMsg(msg) {
@@ -164,7 +193,7 @@ export class Conversation {
   view(id) {
     let view = this.views.get(id);
     if (!view) {
-      view = new ReplyView(id);
+      view = new ReplyView(id, () => this.flush());
       this.views.set(id, view);
       this.root.append(view.el);
     }
