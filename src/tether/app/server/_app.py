@@ -19,6 +19,7 @@ from tether.app.server._problems import BodyLimit, install_problem_handlers, pro
 from tether.app.server._replies import router as replies_router
 from tether.app.server._runs import Runs
 from tether.app.server._sessions import router as sessions_router
+from tether.app.server._titles import router as titles_router
 from tether.app.storage import (
     EventLogBase,
     RedisEventLog,
@@ -116,6 +117,7 @@ def create_app(
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
     app.include_router(sessions_router)
     app.include_router(replies_router)
+    app.include_router(titles_router)
     _health(app)
     install_observability(app)  # GET /metrics, traceparent into the replies, request logs
     if static_dir is not None and (static_dir / "index.html").is_file():
