@@ -14,6 +14,7 @@ from tether.agent import Agent
 from tether.app.server._agents import AgentsSource, resolve_agents
 from tether.app.server._auth import KeyRing
 from tether.app.server._context import Service, service_of
+from tether.app.server._intro import router as intro_router
 from tether.app.server._observability import install_observability
 from tether.app.server._problems import BodyLimit, install_problem_handlers, problem
 from tether.app.server._replies import router as replies_router
@@ -118,6 +119,7 @@ def create_app(
     app.include_router(sessions_router)
     app.include_router(replies_router)
     app.include_router(titles_router)
+    app.include_router(intro_router)
     _health(app)
     install_observability(app)  # GET /metrics, traceparent into the replies, request logs
     if static_dir is not None and (static_dir / "index.html").is_file():
