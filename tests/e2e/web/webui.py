@@ -214,7 +214,7 @@ def open_chat(ui: UI, server: Server) -> Any:
     before = page.locator("#session-list li").count()
     new.click()
     expect(page.locator("#session-list li")).to_have_count(before + 1)
-    expect(page.locator("#conversation[aria-busy=false]")).to_have_text("")
+    expect(page.locator("#conversation[aria-busy=false] .intro")).to_be_visible()  # empty
     return page
 
 
