@@ -15,6 +15,11 @@ import pytest
 from static_site import blank_page, static_site
 from webui import UI
 
+try:
+    from playwright.sync_api import expect
+except ImportError:  # the `browser` fixture skips
+    expect = None
+
 KB = 1024
 # Each pattern is repeated to the wanted size: the inputs that made the old renderer
 # quadratic, and the usual suspects for a Markdown parser or a regex highlighter.
@@ -209,3 +214,32 @@ def test_markdown_features(ui: UI, site: str) -> None:
     assert box.locator(".tok-string").inner_text() == "'x'"
     assert box.locator(".tok-comment").inner_text() == "# c"
     assert box.locator("hr").count() == 1
+
+
+def test_a_long_streamed_message_is_not_re_rendered_on_every_delta(ui: UI, site: str) -> None:
+    """400 kB arriving in 400 deltas: slow renders space themselves out; the end shows."""
+    page = blank_page(ui, site)
+    spent = page.evaluate(
+        """async () => {
+          const { Conversation } = await import("/js/conversation.js");
+          const root = document.createElement("section");
+          const jump = document.createElement("button");
+          root.style.height = "600px";
+          root.style.overflow = "auto";
+          document.body.append(root, jump);
+          const chat = new Conversation(root, { onUsage() {}, onPlugin() {} }, jump);
+          chat.apply({ type: "reply_start", reply_id: "r1" });
+          const chunk = "Some *words* in a [link](https://example.test) and `code`.\\n\\n".repeat(16);
+          const start = performance.now();
+          for (let n = 0; n < 400; n++) {
+            chat.apply({ type: "text_block_delta", reply_id: "r1", block_id: "b1", delta: chunk });
+            chat.flush(); // as after every network chunk
+          }
+          chat.apply({ type: "text_block_delta", reply_id: "r1", block_id: "b1", delta: "THE END" });
+          chat.flush();
+          return performance.now() - start;
+        }"""
+    )
+    print(f"\n400 deltas, 400 kB: {spent:.0f} ms in the stream loop")
+    expect(page.locator("section .md")).to_contain_text("THE END", timeout=10_000)
+    assert spent < 2_000, spent  # re-rendering every delta takes ~10x as long

@@ -151,6 +151,14 @@ def test_stop_ends_a_paused_reply(ui: UI, server: Server) -> None:
     ).to_be_visible()
     expect(page.get_by_role("button", name="Submit result", exact=True)).to_have_count(0)
     expect(page.locator("#session-list [aria-current=page] .badge")).to_have_text("idle")
+    card = conversation(page).locator(".tool-card[data-state=interrupted]")
+    expect(card.locator(".output.human")).to_have_text(
+        "Stopped: the reply was interrupted before this call finished."
+    )
+    page.reload()  # the stored result reads the same
+    expect(card.locator(".output.human")).to_have_text(
+        "Stopped: the reply was interrupted before this call finished."
+    )
 
 
 def test_a_pause_answered_in_another_tab_clears_here(ui: UI, server: Server) -> None:

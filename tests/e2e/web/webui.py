@@ -52,7 +52,8 @@ def need_chromium() -> None:
         import playwright.sync_api  # noqa: F401
     except ImportError:
         _need("playwright (pip install playwright)", "TETHER_REQUIRE_CHROMIUM", False)
-    _need(f"Chromium at {CHROMIUM}", "TETHER_REQUIRE_CHROMIUM", Path(CHROMIUM).exists())
+    runnable = Path(CHROMIUM).is_file() and os.access(CHROMIUM, os.X_OK)
+    _need(f"an executable Chromium at {CHROMIUM}", "TETHER_REQUIRE_CHROMIUM", runnable)
 
 
 def redis_answers() -> bool:
