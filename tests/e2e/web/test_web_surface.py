@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 from web_agents import EXAMPLES, PART_TWO, gate_name
 from webui import UI, Server, conversation, open_chat, send
 
@@ -187,3 +188,30 @@ def test_screenshots_at_three_widths_in_both_themes(ui: UI, server: Server) -> N
     page.emulate_media(color_scheme="light")
     page.get_by_role("button", name="Deny", exact=True).click()
     expect(page.get_by_role("button", name="Stop")).to_be_disabled()
+
+
+CSP = "default-src 'self'; frame-ancestors 'none'"
+
+
+def test_the_page_works_under_a_strict_content_security_policy(ui: UI, server: Server) -> None:
+    """Same-origin files only: no inline script or style, no data: URL, no CDN."""
+    page = ui.context.new_page()
+    ui.errors.watch(page)  # a CSP violation is a console error: the test fails on it
+    ui.pages.append(page)
+
+    def with_csp(route: Any) -> None:
+        response = route.fetch()
+        route.fulfill(
+            response=response, headers={**response.headers, "content-security-policy": CSP}
+        )
+
+    page.route(f"{server.url}/", with_csp)
+    page.goto(server.url)
+    expect(page.get_by_role("button", name="New session")).to_be_enabled()
+    page.get_by_role("button", name="New session").click()
+    page.get_by_role("region", name="About this agent").get_by_role("button").first.click()
+    chat = conversation(page)
+    expect(chat).to_contain_text("That is all.")
+    expect(chat.locator("pre code .tok-keyword").first).to_have_text("def")
+    assert page.evaluate("document.querySelector('link[rel=icon]').href").endswith("/icon.svg")
+    assert httpx.get(f"{server.url}/icon.svg").headers["content-type"].startswith("image/svg+xml")
