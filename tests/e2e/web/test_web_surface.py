@@ -171,6 +171,13 @@ SIZES = {"1920": (1920, 1080), "1280": (1280, 800), "390": (390, 844)}
 def test_screenshots_at_three_widths_in_both_themes(ui: UI, server: Server) -> None:
     page = open_chat(ui, server)
     chat = conversation(page)
+    for label, (width, height) in SIZES.items():  # the empty page of a new session
+        page.set_viewport_size({"width": width, "height": height})
+        intro = box(page.get_by_role("region", name="About this agent"))
+        assert intro["x"] >= 0 and intro["x"] + intro["width"] <= width, (label, intro)
+        for scheme in ("light", "dark"):
+            page.emulate_media(color_scheme=scheme)
+            page.screenshot(path=str(ui.folder / f"empty-{label}-{scheme}.png"))
     send(page, "hello there")
     expect(chat).to_contain_text("That is all.")
     send(page, "deny this one, please")
