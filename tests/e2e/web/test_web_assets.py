@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import re
 
 from tether.app.web import STATIC_DIR
@@ -33,3 +34,15 @@ def test_no_html_is_ever_injected() -> None:
     )
     for path in STATIC_DIR.joinpath("js").glob("*.js"):
         assert not sinks.search(path.read_text()), path
+
+
+def test_vendored_code_is_recorded_with_its_licence() -> None:
+    vendor = STATIC_DIR / "vendor"
+    record = (vendor / "THIRD-PARTY.md").read_text()
+    bundle = vendor / "markdown-it" / "markdown-it.esm.min.js"
+    assert hashlib.sha256(bundle.read_bytes()).hexdigest() in record  # byte for byte from npm
+    assert "markdown-it 15.0.3" in bundle.read_text()[:200]
+    assert "| 15.0.3 | MIT |" in record
+    licences = (vendor / "markdown-it" / "LICENSES.txt").read_text()
+    for name in ["markdown-it", "entities", "linkify-it", "mdurl", "punycode.js", "uc.micro"]:
+        assert f"==== {name} " in licences, name

@@ -131,7 +131,7 @@ def test_sessions_switch_and_delete(ui: UI, server: Server) -> None:
 def test_an_open_tab_joins_a_reply_started_in_another(ui: UI, server: Server) -> None:
     page = open_chat(ui, server)
     watcher = ui.page(page.url)  # idle, showing the same session
-    expect(watcher.locator("#conversation[aria-busy=false]")).to_have_text("")
+    expect(watcher.locator("#conversation[aria-busy=false] .intro")).to_be_visible()
     send(page, "gated, watched from elsewhere")
     # The watcher sees the reply at its next session-list refresh (every 5 s).
     expect(conversation(watcher)).to_contain_text(PART_ONE.strip(), timeout=15_000)

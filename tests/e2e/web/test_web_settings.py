@@ -35,7 +35,7 @@ def test_bypass_mode_runs_a_call_that_would_ask(ui: UI, server: Server) -> None:
     expect(mode).to_have_value("default")
     send(page, "first the mode switch, asking")
     expect(conversation(page).get_by_role("article", name="Bash tool call, asking")).to_be_visible()
-    page.get_by_role("button", name="Deny").click()
+    page.get_by_role("button", name="Deny", exact=True).click()
     expect(conversation(page)).to_contain_text("The mkdir call: denied.")
     with page.expect_response(lambda r: r.request.method == "PATCH") as patched:
         mode.select_option("bypass")
@@ -43,7 +43,9 @@ def test_bypass_mode_runs_a_call_that_would_ask(ui: UI, server: Server) -> None:
     expect(mode).to_have_value("bypass")
     send(page, "now the mode switch, bypassed")
     expect(conversation(page)).to_contain_text("The mkdir call: success.")
-    expect(page.get_by_role("button", name="Allow once")).to_have_count(0)  # never asked
+    expect(page.get_by_role("button", name="Allow once", exact=True)).to_have_count(
+        0
+    )  # never asked
     assert (server.workdir / "moded").is_dir()
     stored = httpx.get(f"{server.url}/v1/sessions/{_session_id(page)}", timeout=10).json()
     assert stored["permission_mode"] == "bypass"
@@ -59,7 +61,7 @@ def test_deny_reason_reaches_the_model(ui: UI, server: Server) -> None:
         conversation(page).get_by_role("article", name="Bash tool call, asking")
     ).to_contain_text("rm -rf keepsake")
     page.get_by_role("textbox", name="Reason for denying (optional)").fill("it holds my thesis")
-    page.get_by_role("button", name="Deny").click()
+    page.get_by_role("button", name="Deny", exact=True).click()
     expect(conversation(page).get_by_role("article", name="Bash tool call, denied")).to_be_visible()
     said = conversation(page).locator(".msg.assistant").filter(has_text="The model was told:")
     expect(said).to_contain_text("The user rejected this call")

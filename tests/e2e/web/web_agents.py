@@ -46,6 +46,9 @@ MARKUP = (
     "[click me](javascript:window.pwned=3) **<b>bold?</b>**\n\n```html\n<iframe src=x></iframe>\n```"
 )
 LIVE_COMMAND = "echo first line; until [ -e gates/output ]; do sleep 0.05; done; echo second line"
+LONG = "\n\n".join(f"Paragraph {n} of a long answer that fills the screen." for n in range(60))
+SCROLL_COMMAND = "mkdir -p scrolled-dir; echo started; until [ -e gates/scrolled ]; do sleep 0.05; done; seq 1 40"
+EXAMPLES = ["hello there", "think first", "send some markup"]
 PART_ONE = "The first half of a long answer, streamed before the gate. "
 PART_TWO = "The second half, streamed after the gate opened. The end."
 
@@ -180,6 +183,11 @@ SCRIPTS: dict[str, Callable[[int, list[ToolResultBlock], str], list[Any]]] = {
             "Results: " + "; ".join(f"{r.state.value}: {r.get_text()[:20]}" for r in results) + "."
         )
     ),
+    "long then ask": lambda step, results, text: (
+        [*_text(LONG), *_calls(0, ("Bash", json.dumps({"command": SCROLL_COMMAND})))]
+        if step == 0
+        else _text("All done at the bottom.")
+    ),
     "forever": lambda step, _, text: [*_text(PART_ONE), "never", *_text(PART_TWO)],
     "gated": lambda step, _, text: [*_text(PART_ONE), gate_name(text), *_text(PART_TWO)],
 }
@@ -260,4 +268,5 @@ def make_agents() -> dict[str, Agent]:
         ),
         model_config=ModelConfig(initial_retry_delay=0.05, max_retry_delay=0.05),
     )
+    agent.examples = EXAMPLES  # type: ignore[attr-defined]  # the empty page's prompts
     return {"helper": agent}

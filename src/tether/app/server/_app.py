@@ -17,6 +17,7 @@ from tether.app.server._ceiling import parse_ceiling
 from tether.app.server._context import Service, service_of
 from tether.app.server._headers import SecurityHeaders
 from tether.app.server._limits import BodyLimit
+from tether.app.server._intro import router as intro_router
 from tether.app.server._observability import install_observability
 from tether.app.server._origins import (
     LOOPBACK_HOSTS,
@@ -28,6 +29,7 @@ from tether.app.server._problems import install_problem_handlers, problem
 from tether.app.server._replies import router as replies_router
 from tether.app.server._runs import Runs
 from tether.app.server._sessions import router as sessions_router
+from tether.app.server._titles import router as titles_router
 from tether.app.storage import (
     EventLogBase,
     RedisEventLog,
@@ -141,6 +143,8 @@ def create_app(
     app.add_middleware(OriginGuard, hosts=hosts)  # before the body is read
     app.include_router(sessions_router)
     app.include_router(replies_router)
+    app.include_router(titles_router)
+    app.include_router(intro_router)
     _health(app)
     install_observability(app)  # GET /metrics, traceparent into the replies, request logs
     docs = (app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url)

@@ -59,8 +59,19 @@ export class PendingPanel {
     always.onclick = () => answer("always");
     deny.onclick = () => answer("deny");
     const heading = ev.tool_calls.length > 1 ? `${ev.tool_calls.length} calls need your confirmation` : "A call needs your confirmation";
-    const form = el("section", { className: "pending-box" }, el("h2", { textContent: heading }), ...rows.map((r) => r.box), error, el("label", { className: "field" }, "Reason for denying (optional)", reason), el("div", { className: "actions" }, ...buttons));
+    once.setAttribute("aria-keyshortcuts", "y");
+    always.setAttribute("aria-keyshortcuts", "a");
+    deny.setAttribute("aria-keyshortcuts", "n");
+    const keys = el("p", { className: "caption keys", textContent: "Keys: y allow once · a allow always · n deny" });
+    const form = el("section", { className: "pending-box", tabIndex: -1 }, el("h2", { textContent: heading }), ...rows.map((r) => r.box), error, el("label", { className: "field" }, "Reason for denying (optional)", reason), el("div", { className: "actions" }, ...buttons), keys);
     form.setAttribute("aria-label", "Confirmation");
+    form.addEventListener("keydown", (e) => {
+      if (e.target.closest("input[type=text], textarea, summary") || e.ctrlKey || e.metaKey || e.altKey) return;
+      const button = { y: once, a: always, n: deny }[e.key.toLowerCase()];
+      if (!button || button.disabled) return;
+      e.preventDefault();
+      button.click();
+    });
     this.root.append(form);
     this.root.hidden = false;
     once.focus({ preventScroll: true });
@@ -109,10 +120,10 @@ export class PendingPanel {
     const rows = ev.tool_calls.map((call) => {
       const box = el("fieldset", { className: "pending-call" }, el("legend", { textContent: call.name }));
       box.append(argumentsElement(call.name, call.input));
-      const output = el("textarea", { className: "result-input", rows: 4, spellcheck: false });
-      output.setAttribute("aria-label", `Result of ${call.name}`);
+      const output = el("textarea", { className: "result-input", rows: 4, spellcheck: false, placeholder: "What the call returned" });
+      const label = el("label", { className: "field" }, `Result of ${call.name} (run it yourself, then paste what it returned)`, output);
       const failed = el("input", { type: "checkbox" });
-      box.append(output, labelled(failed, "The call failed"));
+      box.append(label, labelled(failed, "The call failed"));
       return { call, box, output, failed };
     });
     const error = el("p", { className: "form-error", role: "alert" });

@@ -8,12 +8,19 @@ import { ToolCard, outputText } from "./toolcard.js";
 /** Performance marks of the first rendered token, for tests and the report. */
 export const firstTokenTimings = [];
 
+/** A block whose render took longer than this waits RENDER_GAP times as long before the next. */
+const SLOW_RENDER_MS = 8;
+const RENDER_GAP = 4;
+
 class ReplyView {
-  constructor(id) {
+  constructor(id, onLater, role) {
     this.id = id;
+    this.onLater = onLater;
+    this.timer = null;
     this.el = document.createElement("div");
     this.el.className = "msg assistant";
     this.el.dataset.msgId = id;
+    this.el.dataset.role = role;
     this.blocks = new Map();
     this.cards = new Map();
     this.dirty = new Set();
@@ -86,11 +93,34 @@ class ReplyView {
     this.el.append(p);
   }
 
+  /**
+   * Render the text blocks that changed. A block that renders slowly (a long message) is
+   * rendered again only after a pause RENDER_GAP times its cost, so a stream of small
+   * deltas never spends more than a fraction of the time re-rendering.
+   */
   flush() {
-    for (const block of this.dirty) block.el.replaceChildren(renderMarkdown(block.text));
-    const had = this.dirty.size > 0;
-    this.dirty.clear();
+    let had = false;
+    for (const block of [...this.dirty]) {
+      const start = performance.now();
+      if (block.notBefore > start) {
+        this.later(block.notBefore - start);
+        continue;
+      }
+      block.el.replaceChildren(renderMarkdown(block.text));
+      const cost = performance.now() - start;
+      block.notBefore = cost > SLOW_RENDER_MS ? start + cost * (RENDER_GAP + 1) : 0;
+      this.dirty.delete(block);
+      had = true;
+    }
     return had;
+  }
+
+  later(ms) {
+    if (this.timer !== null) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.onLater();
+    }, ms);
   }
 
   fromMsg(msg) {
@@ -107,18 +137,63 @@ class ReplyView {
   }
 }
 
-/** The "Conversation" region's content. `hooks` get pauses, usage and plugin events. */
+/** Closer to the bottom than this (px) counts as "at the latest": the view follows. */
+const FOLLOW_SLACK = 48;
+
+/**
+ * The "Conversation" region's content. `hooks` get usage and plugin events; `jump` is the
+ * "Jump to latest" button. The view follows new content while the reader is at the bottom
+ * (also when the region shrinks, e.g. under a confirmation panel); once they scroll up it
+ * stays put and offers the button instead.
+ */
 export class Conversation {
-  constructor(root, hooks) {
+  constructor(root, hooks, jump) {
     this.root = root;
     this.hooks = hooks;
+    this.jump = jump;
     this.views = new Map();
     this.batchArrived = 0;
+    this.agentName = "Assistant";
+    this.following = true;
+    this.lastHeight = 0;
+    root.addEventListener("scroll", () => this.onScroll(), { passive: true });
+    jump.onclick = () => this.toLatest();
+    new ResizeObserver(() => {
+      if (this.following) this.root.scrollTop = this.root.scrollHeight;
+    }).observe(root);
   }
 
   clear() {
     this.root.replaceChildren();
     this.views.clear();
+    this.toLatest();
+  }
+
+  /** Show `el` (the agent's introduction) while the conversation is empty. */
+  showIntro(el) {
+    if (this.root.querySelector(".msg")) return;
+    this.root.querySelector(":scope > .intro")?.remove();
+    this.root.append(el);
+  }
+
+  dropIntro() {
+    this.root.querySelector(":scope > .intro")?.remove();
+  }
+
+  onScroll() {
+    const gap = this.root.scrollHeight - this.root.scrollTop - this.root.clientHeight;
+    if (gap <= FOLLOW_SLACK) this.toLatest(false);
+    else if (this.root.scrollTop < this.lastTop) this.following = false; // the reader scrolled up
+    this.lastTop = this.root.scrollTop;
+    this.jump.hidden = this.following;
+  }
+
+  /** Scroll to the newest content and follow it again. */
+  toLatest(scroll = true) {
+    this.following = true;
+    this.jump.hidden = true;
+    if (scroll) this.root.scrollTop = this.root.scrollHeight;
+    this.lastTop = this.root.scrollTop;
   }
 
   /** Render stored messages (oldest first), replacing what is shown. */
@@ -150,10 +225,12 @@ export class Conversation {
     }
   }
 
-  /** Show a message the user sent. */
-  addUserText(text, id, before = null) {
+  /** Show a message the user sent (`queued`: typed ahead, sent when the reply ends). */
+  addUserText(text, id, before = null, queued = false) {
+    this.dropIntro();
     const div = document.createElement("div");
-    div.className = "msg user";
+    div.className = queued ? "msg user queued" : "msg user";
+    div.dataset.role = queued ? "You · queued" : "You";
     if (id) div.dataset.msgId = id;
     div.append(renderMarkdown(text));
     this.root.insertBefore(div, before);
@@ -164,7 +241,8 @@ export class Conversation {
   view(id) {
     let view = this.views.get(id);
     if (!view) {
-      view = new ReplyView(id);
+      this.dropIntro();
+      view = new ReplyView(id, () => this.flush(), this.agentName);
       this.views.set(id, view);
       this.root.append(view.el);
     }
@@ -267,7 +345,7 @@ export class Conversation {
       rendered = true;
       if (view.pendingMark !== undefined) this.recordFirstToken(view);
     }
-    if (rendered) this.scroll(false);
+    this.scroll(false); // text, tool output or a new card: follow it (or offer the jump)
   }
 
   recordFirstToken(view) {
@@ -282,8 +360,10 @@ export class Conversation {
     });
   }
 
+  /** New content: follow it if the reader is at the latest (or `force`), else offer the jump. */
   scroll(force) {
-    const near = this.root.scrollHeight - this.root.scrollTop - this.root.clientHeight < 120;
-    if (force || near) this.root.scrollTop = this.root.scrollHeight;
+    if (force) this.toLatest();
+    else if (this.following) this.root.scrollTop = this.root.scrollHeight;
+    else this.jump.hidden = false;
   }
 }

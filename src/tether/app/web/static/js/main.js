@@ -5,6 +5,7 @@ import { ApiError, AuthRequired, json, request } from "./api.js";
 import { KeyPrompt } from "./auth.js";
 import { PendingPanel } from "./confirm.js";
 import { Conversation, firstTokenTimings } from "./conversation.js";
+import { fetchIntro, introElement } from "./intro.js";
 import { badgeText, fetchAgents, fetchSessions, renderAgents, renderSessions } from "./sessions.js";
 import { ModeSelect } from "./mode.js";
 import { Follower, statusAfter } from "./stream.js";
@@ -21,11 +22,13 @@ class App {
     this.sessionId = null;
     this.status = "idle";
     this.follower = null;
+    this.queue = []; // messages typed while a reply runs: [{text, bubble}], sent when it ends
     this.keys = new KeyPrompt();
-    this.conversation = new Conversation($("conversation"), {
-      onUsage: (usage) => this.bar.usage(usage),
-      onPlugin: (ev) => this.bar.plugin(ev),
-    });
+    this.conversation = new Conversation(
+      $("conversation"),
+      { onUsage: (usage) => this.bar.usage(usage), onPlugin: (ev) => this.bar.plugin(ev) },
+      $("jump"),
+    );
     this.pending = new PendingPanel($("pending"), (event) => this.resume(event));
     this.bar = new Status();
     this.mode = new ModeSelect($("permission-mode"), (fn) => this.guard(fn));
@@ -110,13 +113,19 @@ class App {
     const saved = localStorage.getItem(AGENT_KEY);
     this.agentId = this.agents.some((a) => a.id === saved) ? saved : this.agents[0]?.id;
     renderAgents($("agent-picker"), this.agents, this.agentId);
-    this.bar.agent(this.agents.find((a) => a.id === this.agentId));
+    this.useAgent(this.agentId);
+  }
+
+  useAgent(id) {
+    const agent = this.agents.find((a) => a.id === id);
+    this.bar.agent(agent);
+    this.conversation.agentName = agent?.name || id || "Assistant";
   }
 
   async pickAgent(id) {
     this.agentId = id;
     localStorage.setItem(AGENT_KEY, id);
-    this.bar.agent(this.agents.find((a) => a.id === id));
+    this.useAgent(id);
     await this.loadSessions();
     if (this.sessions[0]) await this.select(this.sessions[0].session_id);
     else this.showEmpty();
@@ -150,7 +159,47 @@ class App {
         this.guard(() => this.select(id));
       },
       onDelete: (id, title) => this.guard(() => this.deleteSession(id, title)),
+      onRename: (id, title) => this.guard(() => this.renameSession(id, title)),
     });
+  }
+
+  /** Set session `id`'s title (`PUT .../title`) and show it in the list. */
+  async renameSession(id, title) {
+    const view = await json("PUT", `/v1/sessions/${encodeURIComponent(id)}/title`, { title });
+    const session = this.sessions.find((s) => s.session_id === id);
+    if (session) session.metadata = view.metadata;
+    this.renderSessions();
+  }
+
+  /** A session still named by its date is named after its first message. */
+  nameAfter(text) {
+    const session = this.sessions.find((s) => s.session_id === this.sessionId);
+    if (!session || session.metadata?.title) return;
+    const title = text.trim().split("\n")[0].slice(0, 60).trim();
+    if (!title) return;
+    session.metadata = { ...(session.metadata || {}), title };
+    this.renderSessions();
+    this.renameSession(session.session_id, title).catch((err) => this.bar.error(`The session was not renamed: ${err.message || err}`));
+  }
+
+  /** The agent's introduction, while the conversation is empty. */
+  async showIntro() {
+    const agentId = this.agentId;
+    const sessionId = this.sessionId;
+    let intro;
+    try {
+      intro = await fetchIntro(agentId);
+    } catch {
+      const agent = this.agents.find((a) => a.id === agentId) || {};
+      intro = { name: agent.name || agentId, description: agent.description || "", examples: [] };
+    }
+    if (agentId !== this.agentId || sessionId !== this.sessionId) return;
+    this.conversation.showIntro(
+      introElement(intro, (text) => {
+        $("message").value = text;
+        this.send();
+      }),
+    );
   }
 
   closeNav() {
@@ -165,11 +214,8 @@ class App {
     this.mode.show(null);
     this.conversation.clear();
     this.pending.clear();
-    const p = document.createElement("p");
-    p.className = "empty";
-    p.textContent = "No session yet: write a message to start one.";
-    $("conversation").append(p);
     this.setStatus("idle");
+    this.showIntro();
   }
 
   /** Messages typed while `run` (making or loading a session) is under way wait for it. */
@@ -214,6 +260,7 @@ class App {
 
   async load(id) {
     this.follower?.close();
+    this.unqueue();
     this.sessionId = id;
     this.renderSessions();
     history.replaceState(null, "", `#/s/${encodeURIComponent(id)}`);
@@ -239,6 +286,7 @@ class App {
       this.follow(null); // join the reply in progress: replay the log, then follow it
     } else {
       this.follower.lastSeq = session.last_event_id || 0;
+      if (!(page.messages || []).length) this.showIntro();
     }
   }
 
@@ -284,6 +332,7 @@ class App {
     for (const ev of events) {
       if (ev.type === "require_user_confirm") this.pending.showConfirm(ev);
       else if (ev.type === "require_external_execution") this.pending.showExternal(ev);
+      if (ev.type.startsWith("require_")) this.conversation.toLatest(); // the asked call in view
       else if (this.pending.active && !ev.type.endsWith("_result") && ev.type !== "user_interrupt") this.pending.clear();
       this.conversation.apply(ev);
       this.setStatus(statusAfter(ev, this.status));
@@ -293,6 +342,7 @@ class App {
 
   setStatus(status) {
     this.status = status || "idle";
+    if (this.status === "idle" && this.queue.length) queueMicrotask(() => this.sendQueued());
     $("stop").disabled = this.status === "idle";
     document.body.dataset.status = this.status;
     const session = this.sessions.find((s) => s.session_id === this.sessionId);
@@ -311,20 +361,51 @@ class App {
     const text = box.value;
     while (this.selecting) await this.selecting; // sent once the session is shown
     if (!text.trim() || !this.ready) return;
-    if (this.status !== "idle") {
-      this.bar.error(this.status === "running" ? "A reply is running: wait for it or press Stop." : "The agent is waiting for you: answer the pending call first.");
+    if (this.status === "running" || this.queue.length) {
+      box.value = "";
+      this.queue.push({ text, bubble: this.conversation.addUserText(text, null, null, true) });
       return;
     }
+    if (this.status !== "idle") {
+      this.bar.error("The agent is waiting for you: answer the pending call first.");
+      return;
+    }
+    await this.post(text);
+  }
+
+  /** Send the oldest queued message (the reply it waited for has ended). */
+  async sendQueued() {
+    if (this.status !== "idle" || !this.queue.length || this.sending) return;
+    const { text, bubble } = this.queue.shift();
+    bubble.remove();
+    await this.post(text);
+  }
+
+  /** Switching sessions: queued messages go back into the message box. */
+  unqueue() {
+    if (!this.queue.length) return;
+    const box = $("message");
+    box.value = [...this.queue.map((q) => q.text), box.value].filter((t) => t.trim()).join("\n\n");
+    for (const q of this.queue) q.bubble.remove();
+    this.queue = [];
+  }
+
+  async post(text) {
+    const box = $("message");
+    this.sending = true;
     await this.guard(async () => {
       if (!this.sessionId) await this.createSession(text.trim().split("\n")[0]);
-      box.value = "";
+      else this.nameAfter(text);
+      if (box.value === text) box.value = "";
       const bubble = this.conversation.addUserText(text);
       this.setStatus("running");
-      await this.postReply({ role: "user", content: text }, () => {
+      const sent = this.postReply({ role: "user", content: text }, () => {
         bubble.remove(); // not sent: the text goes back into the box
         box.value ||= text;
       });
-    });
+      this.sending = false;
+      await sent;
+    }).finally(() => (this.sending = false));
   }
 
   /** Post a reply input (a message or a resume event) and follow its SSE answer. */

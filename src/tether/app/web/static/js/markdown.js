@@ -1,152 +1,154 @@
-// A small Markdown renderer that builds DOM nodes (never HTML strings), so text from the
-// model or a tool can never inject markup. Supports: ATX headings, fenced code (highlighted),
-// paragraphs, bullet and numbered lists, block quotes, horizontal rules, inline code,
-// **bold**, *italic*, ~~strike~~ and [links](https://...) with http(s)/mailto targets only.
+// Markdown rendered by markdown-it (vendored, see vendor/THIRD-PARTY.md) with raw HTML off:
+// its tokens are walked into DOM nodes (text nodes and allow-listed elements, never HTML
+// strings), so text from the model or a tool can never inject markup. Links keep only
+// http(s) and mailto targets; images become links (nothing is loaded from elsewhere).
+// markdown-it parses in time linear in its input; code is highlighted by a linear scanner.
+// The cost of one message is bounded besides: past MARKDOWN_CHARS characters or
+// MAX_ELEMENTS elements the rest is shown as plain text, so no message can freeze the tab.
 
+import markdownit from "../vendor/markdown-it/markdown-it.esm.min.js";
 import { highlight } from "./highlight.js";
 
-const FENCE = /^(\s*)(`{3,}|~{3,})\s*([\w+#.-]*)\s*$/;
-const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
-const BULLET = /^\s*[-*+]\s+(.*)$/;
-const ORDERED = /^\s*(\d{1,9})[.)]\s+(.*)$/;
-const QUOTE = /^\s*>\s?(.*)$/;
-const RULE = /^\s*([-*_])(\s*\1){2,}\s*$/;
 const SAFE_URL = /^(https?:|mailto:)/i;
+const TAGS = new Set([
+  "p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote", "em", "strong", "s",
+  "a", "table", "thead", "tbody", "tr", "th", "td", "code", "pre", "hr", "br",
+]);
+const LANG = /^[\w+#.-]{1,30}$/;
+const ALIGN = /text-align:\s*(left|right|center)/;
+
+/** Text past this many characters is not parsed as Markdown (shown as plain text). */
+export const MARKDOWN_CHARS = 100_000;
+/** Nodes one message may create (twice this at most); past that, blocks become plain text. */
+export const MAX_ELEMENTS = 10_000;
+
+const md = markdownit("default", { html: false, linkify: false, typographer: false });
+md.validateLink = (url) => SAFE_URL.test(url.trim());
+
+/** Is `url` a target a rendered link may have (http, https or mailto)? */
+export function safeUrl(url) {
+  return typeof url === "string" && SAFE_URL.test(url.trim());
+}
 
 /** Render `text` as Markdown into a DocumentFragment. */
 export function renderMarkdown(text) {
   const frag = document.createDocumentFragment();
-  const lines = text.split(/\r?\n/);
-  let i = 0;
-  while (i < lines.length) {
-    i = renderBlock(lines, i, frag);
+  let head = text;
+  if (text.length > MARKDOWN_CHARS) {
+    const cut = text.lastIndexOf("\n", MARKDOWN_CHARS);
+    head = text.slice(0, cut > 0 ? cut + 1 : MARKDOWN_CHARS);
   }
+  const lines = head.split("\n");
+  const budget = { elements: MAX_ELEMENTS };
+  const stopped = walk(md.parse(head, {}), frag, budget);
+  const rest = (stopped === null ? "" : lines.slice(stopped).join("\n")) + text.slice(head.length);
+  if (rest) frag.append(plainRest(rest));
   return frag;
 }
 
-function renderBlock(lines, i, parent) {
-  const line = lines[i];
-  const fence = FENCE.exec(line);
-  if (fence) return renderFence(lines, i, fence, parent);
-  if (!line.trim()) return i + 1;
-  const heading = HEADING.exec(line);
-  if (heading) {
-    const h = el(`h${Math.min(heading[1].length + 2, 6)}`);
-    renderInline(heading[2], h);
-    parent.append(h);
-    return i + 1;
-  }
-  if (RULE.test(line)) {
-    parent.append(el("hr"));
-    return i + 1;
-  }
-  if (QUOTE.test(line)) {
-    const quoted = [];
-    while (i < lines.length && QUOTE.test(lines[i])) quoted.push(QUOTE.exec(lines[i++])[1]);
-    const q = el("blockquote");
-    q.append(renderMarkdown(quoted.join("\n")));
-    parent.append(q);
-    return i;
-  }
-  if (BULLET.test(line) || ORDERED.test(line)) return renderList(lines, i, parent);
-  const para = [];
-  while (i < lines.length && lines[i].trim() && !startsBlock(lines[i])) para.push(lines[i++]);
-  const p = el("p");
-  renderInline(para.join("\n"), p);
-  parent.append(p);
-  return i;
+/** The part of a message not rendered as Markdown, as plain text (line breaks kept). */
+function plainRest(text) {
+  const p = document.createElement("p");
+  p.className = "md-rest";
+  p.textContent = text;
+  return p;
 }
 
-function startsBlock(line) {
-  return (
-    FENCE.test(line) || HEADING.test(line) || QUOTE.test(line) || BULLET.test(line) ||
-    ORDERED.test(line) || RULE.test(line)
-  );
-}
-
-function renderFence(lines, i, fence, parent) {
-  const marker = fence[2];
-  const body = [];
-  i += 1;
-  while (i < lines.length && !lines[i].trim().startsWith(marker)) body.push(lines[i++]);
-  const pre = el("pre");
-  const code = el("code");
-  const lang = fence[3].toLowerCase();
-  if (lang) code.dataset.lang = lang;
-  code.append(highlight(body.join("\n"), lang));
-  pre.append(code);
-  parent.append(pre);
-  return i + 1; // skip the closing fence (or run past the end while it streams)
-}
-
-function renderList(lines, i, parent) {
-  const ordered = ORDERED.test(lines[i]) && !BULLET.test(lines[i]);
-  const list = el(ordered ? "ol" : "ul");
-  if (ordered) list.start = Number(ORDERED.exec(lines[i])[1]);
-  const pattern = ordered ? ORDERED : BULLET;
-  while (i < lines.length && pattern.test(lines[i])) {
-    const m = pattern.exec(lines[i++]);
-    const item = [ordered ? m[2] : m[1]];
-    while (i < lines.length && /^\s{2,}\S/.test(lines[i]) && !pattern.test(lines[i])) {
-      item.push(lines[i++].trim());
+/** Walk `tokens` into `root`; returns the source line where the budget ran out, or null. */
+function walk(tokens, root, budget) {
+  const stack = [root];
+  for (const token of tokens) {
+    const parent = stack[stack.length - 1];
+    if (token.level === 0 && token.nesting !== -1 && token.map && budget.elements <= 0) {
+      return token.map[0]; // a new top-level block past the budget: the rest is plain text
     }
-    const li = el("li");
-    renderInline(item.join("\n"), li);
-    list.append(li);
-  }
-  parent.append(list);
-  return i;
-}
-
-const INLINE = /(`+)([\s\S]*?[^`])\1(?!`)|\*\*([\s\S]+?)\*\*|__([\s\S]+?)__|~~([\s\S]+?)~~|\*([^*\s][\s\S]*?)\*|\b_([^_\s][\s\S]*?)_\b|\[([^\]\n]+)\]\(([^)\s]+)\)/g;
-
-/** Append the inline Markdown of `text` to `parent` as DOM nodes. */
-export function renderInline(text, parent) {
-  let last = 0;
-  for (const m of text.matchAll(INLINE)) {
-    if (m.index > last) appendText(parent, text.slice(last, m.index));
-    last = m.index + m[0].length;
-    if (m[1]) {
-      parent.append(el("code", m[2].replace(/^ (.*) $/s, "$1")));
-    } else if (m[3] || m[4]) {
-      const b = el("strong");
-      renderInline(m[3] || m[4], b);
-      parent.append(b);
-    } else if (m[5]) {
-      const s = el("del");
-      renderInline(m[5], s);
-      parent.append(s);
-    } else if (m[6] || m[7]) {
-      const e = el("em");
-      renderInline(m[6] || m[7], e);
-      parent.append(e);
+    if (token.nesting === 1) {
+      // Tight lists hide their <p>; an element past twice the budget is flattened.
+      const node = token.hidden || budget.elements < -MAX_ELEMENTS ? parent : open(token);
+      budget.elements -= 1;
+      if (node !== parent) parent.append(node);
+      stack.push(node);
+    } else if (token.nesting === -1) {
+      if (stack.length > 1) stack.pop();
     } else {
-      parent.append(link(m[8], m[9]));
+      leaf(token, parent, budget);
     }
   }
-  if (last < text.length) appendText(parent, text.slice(last));
+  return null;
 }
 
-function link(label, href) {
-  if (!SAFE_URL.test(href)) return document.createTextNode(`[${label}](${href})`);
-  const a = el("a");
-  a.href = href;
+function open(token) {
+  let tag = TAGS.has(token.tag) ? token.tag : "span";
+  if (/^h[1-6]$/.test(tag)) tag = `h${Math.min(Number(tag[1]) + 2, 6)}`; // under the page's h1/h2
+  if (tag === "a" && !safeUrl(token.attrGet("href"))) tag = "span";
+  const node = document.createElement(tag);
+  if (tag === "a") {
+    node.href = token.attrGet("href").trim();
+    node.rel = "noopener noreferrer";
+    node.target = "_blank";
+    const title = token.attrGet("title");
+    if (title) node.title = title;
+  } else if (tag === "ol") {
+    const start = Number(token.attrGet("start"));
+    if (Number.isInteger(start)) node.start = start;
+  } else if (tag === "th" || tag === "td") {
+    const align = ALIGN.exec(token.attrGet("style") || "");
+    if (align) node.className = `align-${align[1]}`;
+  }
+  return node;
+}
+
+function leaf(token, parent, budget) {
+  budget.elements -= 1;
+  switch (token.type) {
+    case "inline":
+      walk(token.children || [], parent, budget);
+      break;
+    case "softbreak":
+    case "hardbreak":
+      parent.append(document.createElement("br"));
+      break;
+    case "code_inline":
+      parent.append(el("code", token.content));
+      break;
+    case "fence":
+    case "code_block":
+      parent.append(codeBlock(token));
+      break;
+    case "hr":
+      parent.append(document.createElement("hr"));
+      break;
+    case "image":
+      parent.append(image(token));
+      break;
+    default:
+      if (token.content) parent.append(document.createTextNode(token.content));
+  }
+}
+
+function codeBlock(token) {
+  const pre = document.createElement("pre");
+  const code = document.createElement("code");
+  const lang = (token.info || "").trim().split(/\s+/, 1)[0].toLowerCase();
+  if (LANG.test(lang)) code.dataset.lang = lang;
+  code.append(highlight(token.content.replace(/\n$/, ""), lang));
+  pre.append(code);
+  return pre;
+}
+
+function image(token) {
+  const src = token.attrGet("src");
+  const label = `[image: ${token.content || src || ""}]`;
+  if (!safeUrl(src)) return document.createTextNode(label);
+  const a = el("a", label);
+  a.href = src.trim();
   a.rel = "noopener noreferrer";
   a.target = "_blank";
-  renderInline(label, a);
   return a;
-}
-
-function appendText(parent, text) {
-  const parts = text.split("\n");
-  parts.forEach((part, n) => {
-    if (n > 0) parent.append(el("br"));
-    if (part) parent.append(document.createTextNode(part));
-  });
 }
 
 function el(tag, text) {
   const node = document.createElement(tag);
-  if (text !== undefined) node.textContent = text;
+  node.textContent = text;
   return node;
 }

@@ -24,7 +24,7 @@ function title(session) {
 }
 
 /** Render `sessions` into the list `root`; `current` is highlighted. */
-export function renderSessions(root, sessions, current, { onSelect, onDelete }) {
+export function renderSessions(root, sessions, current, { onSelect, onDelete, onRename }) {
   root.replaceChildren();
   for (const session of sessions) {
     const li = document.createElement("li");
@@ -47,9 +47,46 @@ export function renderSessions(root, sessions, current, { onSelect, onDelete }) 
     del.textContent = "×";
     del.setAttribute("aria-label", `Delete ${title(session)}`);
     del.onclick = () => onDelete(session.session_id, title(session));
-    li.append(open, del);
+    const rename = document.createElement("button");
+    rename.type = "button";
+    rename.className = "session-rename";
+    rename.textContent = "✎";
+    rename.setAttribute("aria-label", `Rename ${title(session)}`);
+    rename.onclick = () => editTitle(li, open, session, onRename);
+    li.append(open, rename, del);
     root.append(li);
   }
+}
+
+/** Replace the entry's button by a title field: Enter saves, Esc or leaving it cancels. */
+function editTitle(li, open, session, onRename) {
+  const input = document.createElement("input");
+  input.type = "text";
+  input.className = "title-input";
+  input.maxLength = 200;
+  input.value = title(session);
+  input.setAttribute("aria-label", "Session title");
+  let done = false;
+  const finish = (save) => {
+    if (done) return;
+    done = true;
+    const value = input.value.trim();
+    input.replaceWith(open);
+    if (save && value && value !== title(session)) onRename(session.session_id, value);
+  };
+  input.onkeydown = (e) => {
+    if (e.key === "Enter") {
+      e.preventDefault();
+      finish(true);
+    } else if (e.key === "Escape") {
+      e.stopPropagation();
+      finish(false);
+    }
+  };
+  input.onblur = () => finish(false);
+  open.replaceWith(input);
+  input.focus();
+  input.select();
 }
 
 /** The agents the server serves (`GET /v1/agents`). */

@@ -14,6 +14,12 @@ const LABELS = {
   interrupted: "interrupted",
 };
 
+/** What a person reads for a call that did not run to its end (the model's text is below). */
+const HUMAN = {
+  denied: "Not run: you denied this call.",
+  interrupted: "Stopped: the reply was interrupted before this call finished.",
+};
+
 const RESULT_STATES = { success: "done", error: "error", denied: "denied", interrupted: "interrupted", running: "running" };
 
 /** The text of a tool result's output (a string or a list of blocks). */
@@ -129,11 +135,30 @@ export class ToolCard {
     this.output.append(document.createTextNode(delta));
   }
 
-  /** The final result. */
+  /** The final result (a denied or interrupted call says so in words for people). */
   setResult(result) {
+    const text = outputText(result.output) || "(no output)";
+    const human = HUMAN[result.state];
     this.output.hidden = false;
-    this.output.textContent = outputText(result.output) || "(no output)";
     this.output.classList.toggle("failed", result.state !== "success");
+    this.told?.remove();
+    this.told = null;
+    if (human) {
+      this.output.textContent = human;
+      this.output.classList.add("human");
+      const summary = document.createElement("summary");
+      summary.textContent = "What the agent was told";
+      const said = document.createElement("pre");
+      said.className = "output";
+      said.textContent = text;
+      this.told = document.createElement("details");
+      this.told.className = "told";
+      this.told.append(summary, said);
+      this.el.append(this.told);
+    } else {
+      this.output.classList.remove("human");
+      this.output.textContent = text;
+    }
     this.setState(RESULT_STATES[result.state] || "done");
   }
 }
