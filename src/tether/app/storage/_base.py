@@ -12,7 +12,9 @@ from typing import Any, Self
 
 from tether._ids import new_id
 from tether.app.storage._codec import (
+    Settled,
     StateTracker,
+    apply_plan,
     decode_state,
     dump_head,
     dump_message,
@@ -274,22 +276,34 @@ class StorageBase(ABC):
         if expected is None and loaded is not None:
             expected = loaded.version
         for _ in range(_UNTRACKED_RETRIES):
+            settled = None
             if loaded is not None and loaded.version == expected:
                 version, bodies, created_at = loaded.version, loaded.bodies, loaded.created_at
-                trusted = True
+                trusted, settled = True, loaded.settled
+                loaded.settled = None  # planning updates it: kept only once the write is done
             else:
                 version, bodies, created_at = await self._base_of(key, expected)
                 trusted = False
             # Head and messages are encoded together, with no await between them: one moment
             # of the state, even if another task changes it while this save waits.
             head = encode_head(key, state)
-            plan = plan_delta(key, bodies, state.context, trusted=trusted)
+            context = state.context
+            cursor = state.reply
+            plan = plan_delta(
+                key,
+                bodies,
+                context,
+                trusted=trusted,
+                settled=settled,
+                reply_id=None if cursor is None else cursor.reply_id,
+            )
+            msgs = settled.msgs if settled is not None else context[:]  # as planned
             delta = SessionDelta(
                 write_id=new_id(),
                 expected_version=version,
                 head=head,
                 base_count=len(bodies),
-                count=len(state.context),
+                count=plan.count,
                 changed=plan.changed,
                 appended=plan.appended,
                 now=_now(),
@@ -303,7 +317,15 @@ class StorageBase(ABC):
                     raise
                 loaded = None  # last writer wins: re-read the stored version and retry
                 continue
-            self._tracker.remember(state, key, new_version, plan.bodies, created_at, head)
+            now_settled = Settled(msgs, plan.written)
+            if trusted and loaded is not None and self._tracker.get(state, key) is loaded:
+                loaded.version, loaded.head, loaded.settled = new_version, head, now_settled
+                loaded.bodies = apply_plan(bodies, plan)
+            else:
+                self._tracker.remember(
+                    state, key, new_version, apply_plan(list(bodies), plan), created_at, head,
+                    now_settled,
+                )  # fmt: skip
             return new_version
         raise SessionConflictError(
             f"session {key} kept changing while saving it ({_UNTRACKED_RETRIES} attempts); "
