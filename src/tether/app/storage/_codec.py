@@ -121,6 +121,8 @@ class Settled:
 
 _REPLY_SCAN = 16
 """How far from the end the reply's message is looked for (it is the last one, or close)."""
+_TAIL = 16
+"""Stored messages compared one by one at the end of a settled context."""
 
 
 def plan_delta(
@@ -182,11 +184,15 @@ def _plan_settled(
     msgs = settled.msgs
     count = len(context)
     limit = min(len(old), count)
-    del msgs[limit:]
-    msgs += context[limit:]  # the new ones: now a settled list is one comparison away
     check = {i for i in settled.open if i < limit}
-    if msgs != context:  # in C, identity first; else a message was replaced
-        for i in range(limit):
+    # The tail (where replies replace and append) is compared one by one; the rest, by
+    # far the most, in one list comparison in C (identity first) once the tails agree.
+    tail = max(0, limit - _TAIL)
+    before = msgs[tail:limit]
+    msgs[tail:] = context[tail:]
+    check.update(i for i, msg in enumerate(before, tail) if msg is not context[i])
+    if msgs != context:  # a message before the tail was replaced
+        for i in range(tail):
             if context[i] is not msgs[i]:
                 check.add(i)
                 msgs[i] = context[i]
