@@ -228,8 +228,22 @@ class StorageBase(ABC):
             raise SessionInputError(
                 f"expected_version must be a positive int, got {expected_version!r}"
             )
-        async with self._using():
-            return await self._save(key, state, expected_version, fence)
+        return await self._saving(key, state, expected_version, fence)
+
+    async def _saving(
+        self, key: SessionKey, state: AgentState, expected: int | None, fence: int | None
+    ) -> int:
+        """`_save` under `_using`'s rules, written out: it runs at every save point."""
+        if self._is_closed or not self._is_open:
+            async with self._using():
+                return await self._save(key, state, expected, fence)
+        self._active += 1
+        try:
+            return await self._save(key, state, expected, fence)
+        finally:
+            self._active -= 1
+            if not self._active and self._idle is not None:
+                self._idle.set()
 
     async def fence_session(
         self, user_id: str, agent_id: str, session_id: str, token: int
@@ -286,7 +300,7 @@ class StorageBase(ABC):
                 trusted = False
             # Head and messages are encoded together, with no await between them: one moment
             # of the state, even if another task changes it while this save waits.
-            head = encode_head(key, state)
+            head = encode_head(key, state, loaded.head if trusted and loaded else None)
             context = state.context
             cursor = state.reply
             plan = plan_delta(
@@ -344,11 +358,12 @@ class StorageBase(ABC):
         with `upsert_session`) from this storage first: that is the version it claims.
         With `fence`, every save is fenced with that token (see `update_session_state`).
         """
-        SessionKey.of(user_id, agent_id, session_id)  # bad ids fail now, not mid-reply
+        key = SessionKey.of(user_id, agent_id, session_id)  # bad ids fail now, not mid-reply
         _check_fence(fence)
 
         async def save(state: AgentState) -> None:
-            await self.update_session_state(user_id, agent_id, session_id, state, fence=fence)
+            _check_state(state)
+            await self._saving(key, state, None, fence)
 
         return save
 

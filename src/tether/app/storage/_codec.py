@@ -63,10 +63,15 @@ def dump_message(msg: Msg) -> bytes:
     return message_json(msg)
 
 
-def encode_head(key: SessionKey, state: AgentState) -> bytes:
-    """The state without its context, as JSON, checked to load back (else `SessionInputError`)."""
+def encode_head(key: SessionKey, state: AgentState, known: bytes | None = None) -> bytes:
+    """The state without its context, as JSON, checked to load back (else `SessionInputError`).
+
+    A head equal to `known` (one stored or loaded, so checked already) is not checked again.
+    """
     try:
         head = _STATE.dump_json(state, exclude=_NO_CONTEXT, warnings=False)
+        if head == known:
+            return head
         if state.schema_version == SCHEMA_VERSION:
             _STATE.validate_json(head)  # what loading does, minus the migration step
         else:
