@@ -56,7 +56,10 @@ class StorageBase(ABC):
 
     A state is stored as a small head plus a message log: `update_session_state` writes
     the head and only the messages that changed since the version it knows, so a reply
-    on a 1,000-message session costs what it costs on a 10-message one.
+    on a 1,000-message session costs what it costs on a 10-message one, in CPU as in
+    bytes: after a save, a message found unchanged is *settled* and compared by identity
+    only. Change a settled message by replacing it (`state.context[i] = new`); an
+    in-place edit of it is not seen (the first save after a load checks every message).
 
     Versions: every state write bumps `version`. `update_session_state` writes only if
     the stored version is the one expected; the expected version is `expected_version`
