@@ -6,6 +6,10 @@ hand (`_floor.py`: dict messages, `asyncio.gather`, a JSON dump as the state) is
 in the same run, and every figure is also printed as a ratio to that floor.
 
     python benchmarks/loop_overhead.py [--replies N] [--state]
+    python benchmarks/loop_overhead.py --history [--prior 2000] [--tree LABEL=SRC_DIR ...]
+
+`--history`: instructions per `reply()` (valgrind) at 0 and 2,000 prior messages, with
+no checkpoint and with a SQLite one (see `_history_loop.py`).
 """
 
 from __future__ import annotations
@@ -474,6 +478,11 @@ def _print(rows: list[Row]) -> None:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--history-child"]:
+        import _history_loop
+
+        _history_loop.workload(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])
+        sys.exit(0)
     parser = argparse.ArgumentParser()
     parser.add_argument("--replies", type=int, default=2_000)
     parser.add_argument(
@@ -482,8 +491,21 @@ if __name__ == "__main__":
         help="only the state rows, and a dump + load breakdown (ratios to the floor's)",
     )
     parser.add_argument("--memory", choices=["tether", "floor"], help=argparse.SUPPRESS)
+    parser.add_argument("--history", action="store_true", help="reply() vs context length")
+    parser.add_argument("--prior", type=int, default=2_000, help="--history: prior messages")
+    parser.add_argument("--tree", action="append", default=[], help="--history: LABEL=SRC_DIR")
+    parser.add_argument("--few", type=int, default=20, help="--history: replies, short run")
+    parser.add_argument("--many", type=int, default=80, help="--history: replies, long run")
     args = parser.parse_args()
-    if args.memory:
+    if args.history:
+        from pathlib import Path
+
+        import _history_loop
+
+        here = Path(__file__).resolve().parent
+        trees = [tuple(t.split("=", 1)) for t in args.tree] or [("this", str(here.parent / "src"))]
+        _history_loop.report(trees, args.prior, args.few, args.many)  # type: ignore[arg-type]
+    elif args.memory:
         print(json.dumps(asyncio.run(memory_figures(args.memory))))
     elif args.state:
         asyncio.run(print_state_only())

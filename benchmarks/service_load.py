@@ -27,7 +27,9 @@ the Redis server, and a line says how many it used in all).
 Each error is printed with what the client saw (status, the error event, the exception).
 
 `--instructions [--tree LABEL=SRC_DIR ...]`: one worker's instructions per reply under
-cachegrind (10 clients, 80 minus 20 replies), SQLite and Redis: a figure load cannot move.
+cachegrind (10 clients, 80 minus 20 replies), SQLite and Redis: a figure load cannot move;
+next to the bare Starlette floor (`_sse_floor.py`: the same events and sizes, one WAL
+insert per event) measured in the same run, and each as a ratio to it.
 Profiling a worker: `BENCH_PROFILE=/tmp/prof` runs each worker under pyinstrument (install
 it by hand) and writes `/tmp/prof.<pid>.txt`; with `BENCH_PROFILER=cprofile` too, under
 cProfile timed by the worker's thread CPU time (`/tmp/prof.<pid>.pstats`: call counts).
@@ -435,8 +437,11 @@ def _instructions(src: str, storage: str, replies: int, clients: int) -> int:
     """Instructions one worker (under cachegrind) executed to start, serve `replies`, stop."""
     port, prefix = _free_port(), f"bench-{uuid.uuid4().hex[:8]}"
     cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
-    cmd += [sys.executable, "-c", _WORKER, "serve", "--agents", "service_load:agents"]
-    cmd += ["--storage", storage, "--port", str(port), "--redis-prefix", prefix]
+    if storage.startswith("floor:"):  # the bare Starlette SSE server (`_sse_floor.py`)
+        cmd += [sys.executable, str(HERE / "_sse_floor.py"), str(port), storage[6:]]
+    else:
+        cmd += [sys.executable, "-c", _WORKER, "serve", "--agents", "service_load:agents"]
+        cmd += ["--storage", storage, "--port", str(port), "--redis-prefix", prefix]
     env = {k: v for k, v in os.environ.items() if k != "TETHER_API_KEYS"} | {"PYTHONPATH": src}
     proc = subprocess.Popen(
         cmd, cwd=HERE, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
@@ -461,18 +466,30 @@ def instructions_main(trees: list[str], few: int, many: int, clients: int) -> in
     start-up and the warm-up cancel out (as in `loop_instructions.py`).
     """
     print(f"worker instructions per reply ({clients} clients, {many} - {few} replies)")
-    print("| tree | SQLite M/reply | Redis M/reply |\n|---|---|---|")
+
+    def per_reply(src: str, kind: str) -> float:
+        counts = []
+        for n in (few, many):
+            with tempfile.TemporaryDirectory() as tmp:
+                storage = {
+                    "sqlite": f"sqlite:///{tmp}/bench.db",
+                    "redis": REDIS,
+                    "floor": f"floor:{tmp}/floor.db",
+                }[kind]
+                counts.append(_instructions(src, storage, n, clients))
+        return (counts[1] - counts[0]) / (many - few) / 1e6
+
+    label0, _, src0 = trees[0].rpartition("=")
+    floor = per_reply(src0, "floor")
+    print(f"bare Starlette SSE floor (same events and sizes, one WAL insert each): {floor:.2f} M")
+    print("| tree | SQLite M/reply | × floor | Redis M/reply | × floor |\n|---|---|---|---|---|")
     for tree in trees:
         label, _, src = tree.rpartition("=")
-        per = []
-        for kind in ("sqlite", "redis"):
-            counts = []
-            for n in (few, many):
-                with tempfile.TemporaryDirectory() as tmp:
-                    storage = f"sqlite:///{tmp}/bench.db" if kind == "sqlite" else REDIS
-                    counts.append(_instructions(src, storage, n, clients))
-            per.append((counts[1] - counts[0]) / (many - few) / 1e6)
-        print(f"| {label or src} | {per[0]:.2f} | {per[1]:.2f} |")
+        lite, red = per_reply(src, "sqlite"), per_reply(src, "redis")
+        print(
+            f"| {label or src} | {lite:.2f} | {lite / floor:.2f} | {red:.2f} | {red / floor:.2f} |",
+            flush=True,
+        )
     return 0
 
 

@@ -5,6 +5,10 @@ Run: `PYTHONPATH=src .venv/bin/python benchmarks/storage.py [--messages 200] [--
 temporary directory). `--messages` picks the session lengths (default 10, 200 and 1,000);
 `--no-writers` leaves out the 100-writer rows (for quick A/B runs of one length).
 
+`--history [--tree LABEL=SRC_DIR ...] [--few 20 --many 60] [--cpu]`: one save point's
+instructions at 6 and 2,000 prior messages, SQLite and Redis, against raw `sqlite3` doing
+the same SQL with the same bytes (see `_history.py`; needs valgrind, or `--cpu`).
+
 Bytes per reply are measured where the bytes go:
 - SQLite: bytes this process passed to write() (`wchar` in /proc/self/io): WAL frames.
 - Redis: bytes the server received (`total_net_input_bytes`) and AOF growth.
@@ -217,11 +221,45 @@ async def main() -> None:
         print(row)
 
 
+def history_main(args: argparse.Namespace) -> None:
+    """`--history`: save points at a small and a long context (see `_history.py`)."""
+    import _history
+
+    tmp = Path(tempfile.mkdtemp(prefix="tether-bench-"))
+    redis_proc, port = start_redis(tmp)
+    try:
+        sizes = tuple(args.messages) if args.messages else (6, 2000)
+        if args.cpu:
+            _history.cpu_report(sizes, args.many, port)
+            return
+        trees = [tuple(t.split("=", 1)) for t in args.tree] or [
+            ("this", str(Path(__file__).resolve().parent.parent / "src"))
+        ]
+        _history.report(trees, sizes, args.few, args.many, port)  # type: ignore[arg-type]
+    finally:
+        redis_proc.kill()
+        redis_proc.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--history-child"]:
+        import _history
+
+        _history.child(sys.argv[2:])
+        sys.exit(0)
     parser = argparse.ArgumentParser()
     parser.add_argument("--messages", type=int, action="append", help="a session length")
     parser.add_argument("--no-writers", action="store_true", help="skip the 100-writer rows")
+    parser.add_argument("--history", action="store_true", help="save points vs history length")
+    parser.add_argument("--cpu", action="store_true", help="--history: CPU time, not valgrind")
+    parser.add_argument("--tree", action="append", default=[], help="--history: LABEL=SRC_DIR")
+    parser.add_argument("--few", type=int, default=10, help="--history: rounds of the short run")
+    parser.add_argument("--many", type=int, default=40, help="--history: rounds of the long run")
     args = parser.parse_args()
+    if args.history:
+        history_main(args)
+        sys.exit(0)
     SIZES = tuple(args.messages) if args.messages else SIZES
     WITH_WRITERS = not args.no_writers
     asyncio.run(main())

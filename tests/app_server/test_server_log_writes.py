@@ -28,7 +28,7 @@ async def _reply(
     storage, log = SQLiteStorage(tmp_path / "s.db"), SQLiteEventLog(tmp_path / "e.db")
     renewals: list[int] = []  # how many events each renewal logged
     saves = 0
-    renew, update = log.renew, storage.update_session_state
+    renew, update = log.renew, storage._saving  # every save, checkpoint or not, goes there
 
     async def counted_renew(lease: Lease, ttl: float, items: Sequence[LogItem] = ()) -> bool:
         renewals.append(len(items))
@@ -43,7 +43,7 @@ async def _reply(
         """The timed renewals are not what this test counts."""
 
     monkeypatch.setattr(log, "renew", counted_renew)
-    monkeypatch.setattr(storage, "update_session_state", counted_update)
+    monkeypatch.setattr(storage, "_saving", counted_update)
     monkeypatch.setattr(Runs, "_heartbeat", no_heartbeat)
     async with storage, log:
         runs = Runs({"planner": make_agent(0.01)}, storage, log)

@@ -112,9 +112,11 @@ def edit_randomly(state: AgentState, rng: random.Random) -> str:
                 state=rng.choice(list(ToolResultState)),
             )
         )
-    elif kind == "edit_middle":
-        msg = state.context[rng.randrange(len(state.context))]
-        msg.metadata["edited"] = rng.randint(0, 10**6)
+    elif kind == "edit_middle":  # a saved message is changed by replacing it (DESIGN §14)
+        position = rng.randrange(len(state.context))
+        msg = state.context[position]
+        metadata = {**msg.metadata, "edited": rng.randint(0, 10**6)}
+        state.context[position] = msg.model_copy(update={"metadata": metadata})
     elif kind == "head":
         state.plugins[f"p{rng.randint(0, 5)}"] = rng.randint(1, 20)
         state.tool_state.setdefault("Bash", {})["cwd"] = f"/tmp/{rng.randint(0, 99)}"

@@ -221,3 +221,33 @@ def test_api_key_is_asked_for_on_401(
         context.close()
         srv.stop()
     assert errors.errors == []
+
+
+def test_the_next_message_goes_out_the_moment_a_reply_ends(ui: UI, server: Server) -> None:
+    """20 replies, each message sent from the handler that sees the last one's end: no 409."""
+    page = open_chat(ui, server)
+    page.evaluate(
+        """() => {
+          const app = window.tether.app;
+          window.sentAtEnd = 0;
+          window.shownErrors = [];
+          const error = app.bar.error.bind(app.bar);
+          app.bar.error = (text) => { if (text) window.shownErrors.push(text); error(text); };
+          const onBatch = app.onBatch.bind(app);
+          app.onBatch = (id, events, arrived) => {
+            onBatch(id, events, arrived);
+            if (events.some((e) => e.type === "reply_end") && window.sentAtEnd < 19) {
+              window.sentAtEnd += 1;
+              document.getElementById("message").value = `message ${window.sentAtEnd}`;
+              app.send();
+            }
+          };
+        }"""
+    )
+    send(page, "message 0")
+    chat = conversation(page)
+    expect(chat.locator(".msg.user")).to_have_count(20, timeout=30_000)
+    expect(chat).to_contain_text("You said: message 19", timeout=30_000)
+    expect(page.locator("#session-list [aria-current=page] .badge")).to_have_text("idle")
+    assert page.evaluate("window.shownErrors") == []
+    assert page.evaluate("window.sentAtEnd") == 19

@@ -12,7 +12,9 @@ from typing import Any, Self
 
 from tether._ids import new_id
 from tether.app.storage._codec import (
+    Settled,
     StateTracker,
+    apply_plan,
     decode_state,
     dump_head,
     dump_message,
@@ -54,7 +56,10 @@ class StorageBase(ABC):
 
     A state is stored as a small head plus a message log: `update_session_state` writes
     the head and only the messages that changed since the version it knows, so a reply
-    on a 1,000-message session costs what it costs on a 10-message one.
+    on a 1,000-message session costs what it costs on a 10-message one, in CPU as in
+    bytes: after a save, a message found unchanged is *settled* and compared by identity
+    only. Change a settled message by replacing it (`state.context[i] = new`); an
+    in-place edit of it is not seen (the first save after a load checks every message).
 
     Versions: every state write bumps `version`. `update_session_state` writes only if
     the stored version is the one expected; the expected version is `expected_version`
@@ -226,8 +231,22 @@ class StorageBase(ABC):
             raise SessionInputError(
                 f"expected_version must be a positive int, got {expected_version!r}"
             )
-        async with self._using():
-            return await self._save(key, state, expected_version, fence)
+        return await self._saving(key, state, expected_version, fence)
+
+    async def _saving(
+        self, key: SessionKey, state: AgentState, expected: int | None, fence: int | None
+    ) -> int:
+        """`_save` under `_using`'s rules, written out: it runs at every save point."""
+        if self._is_closed or not self._is_open:
+            async with self._using():
+                return await self._save(key, state, expected, fence)
+        self._active += 1
+        try:
+            return await self._save(key, state, expected, fence)
+        finally:
+            self._active -= 1
+            if not self._active and self._idle is not None:
+                self._idle.set()
 
     async def fence_session(
         self, user_id: str, agent_id: str, session_id: str, token: int
@@ -274,22 +293,34 @@ class StorageBase(ABC):
         if expected is None and loaded is not None:
             expected = loaded.version
         for _ in range(_UNTRACKED_RETRIES):
+            settled = None
             if loaded is not None and loaded.version == expected:
                 version, bodies, created_at = loaded.version, loaded.bodies, loaded.created_at
-                trusted = True
+                trusted, settled = True, loaded.settled
+                loaded.settled = None  # planning updates it: kept only once the write is done
             else:
                 version, bodies, created_at = await self._base_of(key, expected)
                 trusted = False
             # Head and messages are encoded together, with no await between them: one moment
             # of the state, even if another task changes it while this save waits.
-            head = encode_head(key, state)
-            plan = plan_delta(key, bodies, state.context, trusted=trusted)
+            head = encode_head(key, state, loaded.head if trusted and loaded else None)
+            context = state.context
+            cursor = state.reply
+            plan = plan_delta(
+                key,
+                bodies,
+                context,
+                trusted=trusted,
+                settled=settled,
+                reply_id=None if cursor is None else cursor.reply_id,
+            )
+            msgs = settled.msgs if settled is not None else context[:]  # as planned
             delta = SessionDelta(
                 write_id=new_id(),
                 expected_version=version,
                 head=head,
                 base_count=len(bodies),
-                count=len(state.context),
+                count=plan.count,
                 changed=plan.changed,
                 appended=plan.appended,
                 now=_now(),
@@ -303,7 +334,15 @@ class StorageBase(ABC):
                     raise
                 loaded = None  # last writer wins: re-read the stored version and retry
                 continue
-            self._tracker.remember(state, key, new_version, plan.bodies, created_at, head)
+            now_settled = Settled(msgs, plan.written)
+            if trusted and loaded is not None and self._tracker.get(state, key) is loaded:
+                loaded.version, loaded.head, loaded.settled = new_version, head, now_settled
+                loaded.bodies = apply_plan(bodies, plan)
+            else:
+                self._tracker.remember(
+                    state, key, new_version, apply_plan(list(bodies), plan), created_at, head,
+                    now_settled,
+                )  # fmt: skip
             return new_version
         raise SessionConflictError(
             f"session {key} kept changing while saving it ({_UNTRACKED_RETRIES} attempts); "
@@ -322,11 +361,12 @@ class StorageBase(ABC):
         with `upsert_session`) from this storage first: that is the version it claims.
         With `fence`, every save is fenced with that token (see `update_session_state`).
         """
-        SessionKey.of(user_id, agent_id, session_id)  # bad ids fail now, not mid-reply
+        key = SessionKey.of(user_id, agent_id, session_id)  # bad ids fail now, not mid-reply
         _check_fence(fence)
 
         async def save(state: AgentState) -> None:
-            await self.update_session_state(user_id, agent_id, session_id, state, fence=fence)
+            _check_state(state)
+            await self._saving(key, state, None, fence)
 
         return save
 

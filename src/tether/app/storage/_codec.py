@@ -1,9 +1,9 @@
 """`AgentState` ↔ (head, message bodies), the O(Δ) write plan, and loaded-version tracking.
 
 A state is stored as a small *head* (every field but `context`) and one JSON body per
-message. To save, the whole context is serialised once as a JSON array and compared,
-message by message, with the bodies of the version it was loaded from (`bytes.startswith`
-at an offset: a memcmp, no copies); only messages that differ and new ones are written.
+message. To save, the messages that can have changed since the last save of the same
+state object are serialised (see `Settled`) and compared with their stored bodies; only
+those that differ and new ones are written.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ from tether.state import SCHEMA_VERSION, AgentState, message_json, remember_mess
 __all__ = [
     "DeltaPlan",
     "Loaded",
+    "Settled",
+    "apply_plan",
     "StateTracker",
     "decode_metadata",
     "decode_state",
@@ -61,10 +63,15 @@ def dump_message(msg: Msg) -> bytes:
     return message_json(msg)
 
 
-def encode_head(key: SessionKey, state: AgentState) -> bytes:
-    """The state without its context, as JSON, checked to load back (else `SessionInputError`)."""
+def encode_head(key: SessionKey, state: AgentState, known: bytes | None = None) -> bytes:
+    """The state without its context, as JSON, checked to load back (else `SessionInputError`).
+
+    A head equal to `known` (one stored or loaded, so checked already) is not checked again.
+    """
     try:
         head = _STATE.dump_json(state, exclude=_NO_CONTEXT, warnings=False)
+        if head == known:
+            return head
         if state.schema_version == SCHEMA_VERSION:
             _STATE.validate_json(head)  # what loading does, minus the migration step
         else:
@@ -91,23 +98,61 @@ class DeltaPlan:
 
     changed: tuple[tuple[int, bytes], ...]
     appended: tuple[bytes, ...]
-    bodies: list[bytes]
-    """The bodies after the write (kept to plan the next one)."""
+    bodies: list[bytes] | None
+    """The bodies after the write (kept to plan the next one), or None: the stored ones
+    with `changed` and `appended` applied and cut to `count` (see `apply_plan`)."""
+    count: int
+    """Messages after the write."""
+    written: tuple[int, ...] = ()
+    """Positions this write writes (changed or appended): checked again at the next one."""
+
+
+@dataclass(slots=True)
+class Settled:
+    """What the last save of a tracked state wrote from: its message objects, by position.
+
+    A message that a save found unchanged is *settled*: only the reply's own message
+    changes in place (DESIGN §14), so the next save compares settled messages by identity
+    alone (one list comparison, in C) and serialises only the rest: replaced, appended,
+    written last time, the last one and the reply's. Planning updates `msgs` in place, so
+    a caller drops the `Settled` until the write it planned succeeds.
+    """
+
+    msgs: list[Msg]
+    """The context's message objects at that save (a list of its own)."""
+    open: tuple[int, ...]
+    """Positions that save wrote: they may still change in place (the reply's message)."""
+
+
+_REPLY_SCAN = 16
+"""How far from the end the reply's message is looked for (it is the last one, or close)."""
+_TAIL = 16
+"""Stored messages compared one by one at the end of a settled context."""
 
 
 def plan_delta(
-    key: SessionKey, old: list[bytes], context: list[Msg], *, trusted: bool
+    key: SessionKey,
+    old: list[bytes],
+    context: list[Msg],
+    *,
+    trusted: bool,
+    settled: Settled | None = None,
+    reply_id: str | None = None,
 ) -> DeltaPlan:
     """Compare `context` with the stored `old` bodies; the written bodies are checked to load.
 
-    `trusted` bodies are ones this storage wrote or decoded: each is one whole JSON object,
-    so a prefix match at an offset of the serialised array (a memcmp) proves equality and
-    only the messages from the first difference on are serialised one by one. Bodies read
-    back for a state the storage never saw may be damaged (a truncated `{` is a prefix of
-    anything), so they are compared whole, message by message.
+    `trusted` bodies are ones this storage wrote or decoded. With `settled` (what the last
+    save of this very state wrote from, with `old` its bodies), only the messages that can
+    have changed are serialised: O(change), not O(context). Without it every message is
+    serialised (an unchanged one gives back its remembered bytes) and compared; bodies
+    read back for a state the storage never saw (`trusted=False`) may be damaged, so they
+    are compared whole.
     """
     try:
-        plan = _plan_trusted(old, context) if trusted else _plan_exact(old, context)
+        if settled is not None and trusted and len(settled.msgs) == len(old):
+            plan = _plan_settled(old, context, settled, reply_id)
+        else:
+            plan = _plan_all(old, context)
         for _, body in plan.changed:
             _MSG.validate_json(body)
         for body in plan.appended:
@@ -117,20 +162,61 @@ def plan_delta(
     return plan
 
 
-def _plan_trusted(old: list[bytes], context: list[Msg]) -> DeltaPlan:
+def apply_plan(old: list[bytes], plan: DeltaPlan) -> list[bytes]:
+    """The bodies after `plan` was written (`old` is updated in place when the plan says so)."""
+    if plan.bodies is not None:
+        return plan.bodies
+    del old[plan.count :]
+    for i, body in plan.changed:
+        old[i] = body
+    old += plan.appended
+    return old
+
+
+def _plan_all(old: list[bytes], context: list[Msg]) -> DeltaPlan:
     bodies = [message_json(msg) for msg in context]  # unchanged ones: their stored bytes
     limit = min(len(old), len(bodies))
     changed = tuple(
         (i, bodies[i]) for i in range(limit) if bodies[i] is not old[i] and bodies[i] != old[i]
     )
-    return DeltaPlan(changed=changed, appended=tuple(bodies[len(old) :]), bodies=bodies)
+    written = (*(i for i, _ in changed), *range(limit, len(bodies)))
+    return DeltaPlan(changed, tuple(bodies[len(old) :]), bodies, len(bodies), written)
 
 
-def _plan_exact(old: list[bytes], context: list[Msg]) -> DeltaPlan:
-    bodies = [message_json(msg) for msg in context]
-    limit = min(len(old), len(bodies))
-    changed = tuple((i, bodies[i]) for i in range(limit) if bodies[i] != old[i])
-    return DeltaPlan(changed=changed, appended=tuple(bodies[len(old) :]), bodies=bodies)
+def _plan_settled(
+    old: list[bytes], context: list[Msg], settled: Settled, reply_id: str | None
+) -> DeltaPlan:
+    msgs = settled.msgs
+    count = len(context)
+    limit = min(len(old), count)
+    check = {i for i in settled.open if i < limit}
+    # The tail (where replies replace and append) is compared one by one; the rest, by
+    # far the most, in one list comparison in C (identity first) once the tails agree.
+    tail = max(0, limit - _TAIL)
+    before = msgs[tail:limit]
+    msgs[tail:] = context[tail:]
+    check.update(i for i, msg in enumerate(before, tail) if msg is not context[i])
+    if msgs != context:  # a message before the tail was replaced
+        for i in range(tail):
+            if context[i] is not msgs[i]:
+                check.add(i)
+                msgs[i] = context[i]
+    if limit:
+        check.add(limit - 1)
+    if reply_id is not None:
+        for i in range(count - 1, max(-1, count - 1 - _REPLY_SCAN), -1):
+            if context[i].id == reply_id:
+                if i < limit:
+                    check.add(i)
+                break
+    changed = []
+    for i in sorted(check):
+        body = message_json(context[i])
+        if body is not old[i] and body != old[i]:
+            changed.append((i, body))
+    appended = tuple([message_json(msg) for msg in context[limit:]])
+    written = (*(i for i, _ in changed), *range(limit, count))
+    return DeltaPlan(tuple(changed), appended, None, count, written)
 
 
 def _unsavable(key: SessionKey, exc: Exception) -> SessionInputError:
@@ -256,6 +342,8 @@ class Loaded:
     """When the session was created: tells a recreated session from this one."""
     head: bytes | None = None
     """The head as stored at `version`, when known (to tell whether the object changed)."""
+    settled: Settled | None = None
+    """What the save that wrote `version` wrote from (None after a load: check them all)."""
 
 
 class StateTracker:
@@ -276,6 +364,7 @@ class StateTracker:
         bodies: list[bytes],
         created_at: datetime,
         head: bytes | None = None,
+        settled: Settled | None = None,
     ) -> None:
         """Record that `state` now matches `version` of session `key` (created at `created_at`)."""
         ident = id(state)
@@ -286,7 +375,8 @@ class StateTracker:
             if entry is not None and entry.ref is ref:
                 del by_id[ident]
 
-        by_id[ident] = Loaded(weakref.ref(state, forget), key, version, bodies, created_at, head)
+        ref = weakref.ref(state, forget)
+        by_id[ident] = Loaded(ref, key, version, bodies, created_at, head, settled)
 
     def get(self, state: AgentState, key: SessionKey) -> Loaded | None:
         """The loaded version of `state` for session `key`, if known."""
