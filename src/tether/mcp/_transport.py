@@ -8,9 +8,11 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-from tether.errors import MCPConnectionError, MissingDependencyError
+from tether.errors import MCPAuthorizationRequired, MCPConnectionError, MissingDependencyError
 from tether.mcp._config import HttpMCPConfig, MCPConfig, StdioMCPConfig
 from tether.mcp._frames import FrameGuard, guarding, unguard
+from tether.mcp._hooks import Hooks
+from tether.mcp._oauth import LoginNeeded, build_auth
 from tether.mcp._redact import Redactor, redact_url
 from tether.mcp._stderr import StderrSink
 
@@ -131,7 +133,9 @@ def _stdio_transport(config: StdioMCPConfig, sink: StderrSink | None) -> Any:
     return stdio_client(params, errlog=sink.errlog)
 
 
-async def _http_transport(config: HttpMCPConfig, sse: bool, stack: AsyncExitStack) -> Any:
+async def _http_transport(
+    config: HttpMCPConfig, sse: bool, stack: AsyncExitStack, hooks: Hooks
+) -> Any:
     import httpx2
 
     timeout = httpx2.Timeout(config.timeout, read=max(300.0, config.timeout))
@@ -141,8 +145,11 @@ async def _http_transport(config: HttpMCPConfig, sse: bool, stack: AsyncExitStac
         return sse_client(config.url, headers=config.headers, timeout=config.timeout)
     from mcp.client.streamable_http import streamable_http_client
 
+    auth = None
+    if config.auth is not None:
+        auth = build_auth(config.url, config.auth, hooks.token_store, hooks.authorize)
     http = await stack.enter_async_context(
-        httpx2.AsyncClient(headers=config.headers, timeout=timeout)
+        httpx2.AsyncClient(headers=config.headers, timeout=timeout, auth=auth)
     )
     return streamable_http_client(config.url, http_client=http)
 
@@ -156,6 +163,37 @@ def _is_unreachable(exc: BaseException) -> bool:
     )
 
 
+def _status(exc: BaseException) -> int | None:
+    response = getattr(exc, "response", None)
+    code = getattr(response, "status_code", None)
+    return code if isinstance(code, int) else None
+
+
+def _login_required(
+    name: str, config: MCPConfig, exc: BaseException
+) -> MCPAuthorizationRequired | None:
+    """A 401 (or a login that needs a browser nobody gave us) as a typed error."""
+    if not isinstance(config, HttpMCPConfig):
+        return None
+    leaves = leaf_errors(exc)
+    if not any(isinstance(e, LoginNeeded) or _status(e) == 401 for e in leaves):
+        return None
+    where = redact_url(config.url)
+    if config.auth is None:
+        fix = (
+            "configure OAuth with `HttpMCPConfig(auth=OAuthConfig())` (or headers with a "
+            f"token), or run `/mcp login {name}` in `tether chat`"
+        )
+    else:
+        fix = (
+            "log in: give the `MCPClient` an `authorize` handler, or run "
+            f"`/mcp login {name}` in `tether chat`"
+        )
+    return MCPAuthorizationRequired(
+        f"MCP server {name!r} at {where} requires authorization; {fix}", server=name
+    )
+
+
 async def _enter(
     stack: AsyncExitStack,
     name: str,
@@ -163,6 +201,7 @@ async def _enter(
     sse: bool,
     handler: MessageHandler | None,
     dropped: asyncio.Event | None,
+    hooks: Hooks,
     sink: StderrSink | None = None,
 ) -> Client:
     from mcp import Client
@@ -170,11 +209,20 @@ async def _enter(
     if isinstance(config, StdioMCPConfig):
         transport = _stdio_transport(config, sink)
     else:
-        transport = await _http_transport(config, sse, stack)
+        transport = await _http_transport(config, sse, stack, hooks)
     guarded: Any = _guarded(transport, name, dropped)
     handler_fn: Any = handler
-    client = Client(guarded, message_handler=handler_fn, cache=None)
-    return await stack.enter_async_context(client)
+    client = Client(guarded, message_handler=handler_fn, cache=None, **hooks.client_kwargs())
+    entered = await stack.enter_async_context(client)
+    if hooks.log_level is not None and entered.protocol_version not in _modern_versions():
+        await entered.set_logging_level(hooks.log_level)  # type: ignore[arg-type]  # checked name
+    return entered
+
+
+def _modern_versions() -> frozenset[str]:
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    return frozenset(MODERN_PROTOCOL_VERSIONS)
 
 
 def _unreachable(
@@ -197,14 +245,20 @@ def _unreachable(
 
 @asynccontextmanager
 async def _open(
-    name: str, config: MCPConfig, handler: MessageHandler | None, dropped: asyncio.Event | None
+    name: str,
+    config: MCPConfig,
+    handler: MessageHandler | None,
+    dropped: asyncio.Event | None,
+    hooks: Hooks,
 ) -> AsyncIterator[Client]:
     try:
         import mcp  # noqa: F401
     except ImportError as exc:
         raise MissingDependencyError("mcp", "mcp", "MCPClient") from exc
     sse_first = isinstance(config, HttpMCPConfig) and config.transport == "sse"
-    can_fall_back = isinstance(config, HttpMCPConfig) and config.transport == "auto"
+    can_fall_back = (
+        isinstance(config, HttpMCPConfig) and config.transport == "auto" and config.auth is None
+    )
     sink = StderrSink(name) if isinstance(config, StdioMCPConfig) else None
     token = guarding()  # the SDK's reader task, started below, inherits it
     async with AsyncExitStack() as stack:
@@ -213,17 +267,20 @@ async def _open(
             await sink.start()
             stack.push_async_callback(sink.finish)  # after the process has stopped
         try:
-            client = await _enter(stack, name, config, sse_first, handler, dropped, sink)
+            client = await _enter(stack, name, config, sse_first, handler, dropped, hooks, sink)
         except Exception as exc:
             if sink is not None:
                 await sink.finish()  # what the server said before it failed
+            login = _login_required(name, config, exc)
+            if login is not None:
+                raise login from None  # the chained error could quote a token
             if not can_fall_back or _is_unreachable(exc):
                 raise _unreachable(name, config, exc, sink) from exc
             await stack.aclose()
             if dropped is not None:
                 dropped.clear()  # the failed attempt's stream ended, not this session's
             try:
-                client = await _enter(stack, name, config, True, handler, dropped)
+                client = await _enter(stack, name, config, True, handler, dropped, hooks)
             except Exception as sse_exc:
                 raise _unreachable(name, config, exc) from sse_exc
         if sink is not None:
@@ -236,6 +293,7 @@ def open_client(
     config: MCPConfig,
     handler: MessageHandler | None = None,
     dropped: asyncio.Event | None = None,
+    hooks: Hooks | None = None,
 ) -> AbstractAsyncContextManager[Client]:
     """Connect and negotiate; the caller's task must also be the one that exits it.
 
@@ -243,4 +301,4 @@ def open_client(
     `MCPConnectionError` naming the server; with `transport="auto"` an HTTP server that
     rejects streamable HTTP is tried again over legacy SSE.
     """
-    return _open(name, config, handler, dropped)
+    return _open(name, config, handler, dropped, hooks or Hooks(server=name))
