@@ -1,0 +1,115 @@
+"""The MCP conformance suite's client: tether's public API only (it never imports `mcp`).
+
+Run by `@modelcontextprotocol/conformance client --command "python driver.py"`: the
+suite appends the server URL and names the scenario in `MCP_CONFORMANCE_SCENARIO` (with
+credentials in `MCP_CONFORMANCE_CONTEXT` where the scenario has them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import urllib.error
+import urllib.request
+from typing import Any
+
+from tether.mcp import (
+    ElicitationRequest,
+    ElicitationResponse,
+    HttpMCPConfig,
+    MCPClient,
+    OAuthConfig,
+)
+from tether.permission import PermissionContext
+from tether.tool import ToolContext, validate_arguments
+
+CIMD_URL = "https://conformance-test.local/client-metadata.json"
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+async def browser(authorization_url: str) -> str:
+    """The user in a browser: open the URL, return where the server sends us back."""
+
+    def visit() -> str:
+        opener = urllib.request.build_opener(_NoRedirect)
+        try:
+            with opener.open(authorization_url) as response:
+                return str(response.headers.get("Location", ""))
+        except urllib.error.HTTPError as exc:  # a 302 surfaces as an "error"
+            return str(exc.headers.get("Location", ""))
+
+    return await asyncio.to_thread(visit)
+
+
+async def accept_defaults(request: ElicitationRequest) -> ElicitationResponse:
+    """Accept with no fields of our own: tether fills in the schema's defaults."""
+    return ElicitationResponse(action="accept", content={})
+
+
+def oauth_for(scenario: str, context: dict[str, Any]) -> OAuthConfig | None:
+    if not scenario.startswith("auth/"):
+        return None
+    if scenario == "auth/client-credentials-jwt":
+        return OAuthConfig(
+            grant="client_credentials",
+            client_id=context["client_id"],
+            private_key=context["private_key_pem"],
+            signing_algorithm=context.get("signing_algorithm", "ES256"),
+        )
+    if scenario == "auth/client-credentials-basic":
+        return OAuthConfig(
+            grant="client_credentials",
+            client_id=context["client_id"],
+            client_secret=context["client_secret"],
+        )
+    if "client_id" in context:  # pre-registration
+        return OAuthConfig(
+            client_id=context["client_id"], client_secret=context.get("client_secret")
+        )
+    return OAuthConfig(client_metadata_url=CIMD_URL)
+
+
+async def call(client: MCPClient, name: str, **arguments: Any) -> Any:
+    tools = {t.name: t for t in await client.list_tools(None)}
+    tool = tools[f"mcp__{client.name}__{name}"]
+    context = ToolContext(
+        tool_call_id="call-1", reply_id="reply-1", permission_context=PermissionContext()
+    )
+    return await tool.call(validate_arguments(tool.input_model, arguments), context)
+
+
+async def main(url: str) -> int:
+    scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    config = HttpMCPConfig(url=url, auth=oauth_for(scenario, context))
+    client = MCPClient(
+        "conformance",
+        True,
+        config,
+        on_elicitation=accept_defaults,
+        authorize=browser,
+        execution_timeout=None,
+    )
+    async with client:
+        tools = [t.name for t in await client.list_tools(None)]
+        print("tools:", tools, file=sys.stderr)
+        if scenario == "tools_call":
+            print(await call(client, "add_numbers", a=5, b=3), file=sys.stderr)
+        elif scenario == "elicitation-sep1034-client-defaults":
+            print(await call(client, "test_client_elicitation_defaults"), file=sys.stderr)
+        elif scenario == "sse-retry":
+            print(await call(client, "test_reconnection"), file=sys.stderr)
+        elif scenario.startswith("auth/") and tools:
+            first = tools[0].removeprefix("mcp__conformance__")
+            print(await call(client, first), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main(sys.argv[-1])))
