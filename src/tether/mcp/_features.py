@@ -1,6 +1,6 @@
 """The parts of MCP beyond tools, as methods of `MCPClient`.
 
-Resources, prompts, completion, roots, logging level, ping, progress, the plugin form.
+Resources, prompts, completion, roots, logging level, progress, the plugin form.
 """
 
 from __future__ import annotations
@@ -124,18 +124,16 @@ class MCPFeatures:
         await self._with_client(run)
 
     async def notify_roots_changed(self) -> None:
-        """Tell the server the roots changed (it lists them again)."""
+        """Tell the server the roots changed (it lists them again).
+
+        On 2026-era connections the server asks for the roots with each request that
+        needs them, so there is nothing to announce.
+        """
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
         async def run(client: Client) -> None:
-            await client.send_roots_list_changed()
-
-        await self._with_client(run)
-
-    async def ping(self) -> None:
-        """Check that the server answers (raises `MCPConnectionError` if not reachable)."""
-
-        async def run(client: Client) -> None:
-            await client.send_ping()
+            if client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+                await client.send_roots_list_changed()
 
         await self._with_client(run)
 
