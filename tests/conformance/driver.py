@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import sys
 import urllib.error
@@ -18,6 +19,7 @@ from typing import Any
 from tether.mcp import (
     ElicitationRequest,
     ElicitationResponse,
+    FileTokenStore,
     HttpMCPConfig,
     MCPClient,
     OAuthConfig,
@@ -88,6 +90,11 @@ async def main(url: str) -> int:
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
     config = HttpMCPConfig(url=url, auth=oauth_for(scenario, context))
+    # Tests: keep tokens in files (to check their mode) and log everything (to check
+    # that no token reaches a log).
+    tokens = os.environ.get("TETHER_CONFORMANCE_TOKENS")
+    if os.environ.get("TETHER_CONFORMANCE_DEBUG"):
+        logging.basicConfig(level=logging.DEBUG, stream=sys.stderr)
     client = MCPClient(
         "conformance",
         True,
@@ -95,6 +102,7 @@ async def main(url: str) -> int:
         on_elicitation=accept_defaults,
         authorize=browser,
         execution_timeout=None,
+        token_store=FileTokenStore(tokens) if tokens else None,
     )
     async with client:
         tools = [t.name for t in await client.list_tools(None)]

@@ -134,9 +134,12 @@ def _stdio_transport(config: StdioMCPConfig, sink: StderrSink | None) -> Any:
 
 
 async def _http_transport(
-    config: HttpMCPConfig, sse: bool, stack: AsyncExitStack, hooks: Hooks
+    config: HttpMCPConfig, sse: bool, stack: AsyncExitStack, hooks: Hooks, seen: set[int]
 ) -> Any:
     import httpx2
+
+    async def watch(response: httpx2.Response) -> None:
+        seen.add(response.status_code)  # the SDK reports a 401 without its status
 
     timeout = httpx2.Timeout(config.timeout, read=max(300.0, config.timeout))
     if sse:
@@ -149,7 +152,12 @@ async def _http_transport(
     if config.auth is not None:
         auth = build_auth(config.url, config.auth, hooks.token_store, hooks.authorize)
     http = await stack.enter_async_context(
-        httpx2.AsyncClient(headers=config.headers, timeout=timeout, auth=auth)
+        httpx2.AsyncClient(
+            headers=config.headers,
+            timeout=timeout,
+            auth=auth,
+            event_hooks={"response": [watch]},
+        )
     )
     return streamable_http_client(config.url, http_client=http)
 
@@ -163,20 +171,16 @@ def _is_unreachable(exc: BaseException) -> bool:
     )
 
 
-def _status(exc: BaseException) -> int | None:
-    response = getattr(exc, "response", None)
-    code = getattr(response, "status_code", None)
-    return code if isinstance(code, int) else None
-
-
 def _login_required(
-    name: str, config: MCPConfig, exc: BaseException
+    name: str, config: MCPConfig, exc: BaseException, seen: set[int]
 ) -> MCPAuthorizationRequired | None:
-    """A 401 (or a login that needs a browser nobody gave us) as a typed error."""
+    """A 401, a login that needs a browser nobody gave us, or a failed login, typed."""
     if not isinstance(config, HttpMCPConfig):
         return None
     leaves = leaf_errors(exc)
-    if not any(isinstance(e, LoginNeeded) or _status(e) == 401 for e in leaves):
+    failed = [e for e in leaves if type(e).__name__.startswith("OAuth")]
+    wanted = 401 in seen and config.auth is None
+    if not (wanted or failed or any(isinstance(e, LoginNeeded) for e in leaves)):
         return None
     where = redact_url(config.url)
     if config.auth is None:
@@ -184,14 +188,18 @@ def _login_required(
             "configure OAuth with `HttpMCPConfig(auth=OAuthConfig())` (or headers with a "
             f"token), or run `/mcp login {name}` in `tether chat`"
         )
+    elif failed:
+        fix = (
+            f"the OAuth login failed ({describe(failed[0])}); check the `OAuthConfig`, or "
+            f"run `/mcp login {name}` in `tether chat` to log in again"
+        )
     else:
         fix = (
             "log in: give the `MCPClient` an `authorize` handler, or run "
             f"`/mcp login {name}` in `tether chat`"
         )
-    return MCPAuthorizationRequired(
-        f"MCP server {name!r} at {where} requires authorization; {fix}", server=name
-    )
+    text = Redactor(config)(f"MCP server {name!r} at {where} requires authorization; {fix}")
+    return MCPAuthorizationRequired(text, server=name)
 
 
 async def _enter(
@@ -202,6 +210,7 @@ async def _enter(
     handler: MessageHandler | None,
     dropped: asyncio.Event | None,
     hooks: Hooks,
+    seen: set[int],
     sink: StderrSink | None = None,
 ) -> Client:
     from mcp import Client
@@ -209,7 +218,7 @@ async def _enter(
     if isinstance(config, StdioMCPConfig):
         transport = _stdio_transport(config, sink)
     else:
-        transport = await _http_transport(config, sse, stack, hooks)
+        transport = await _http_transport(config, sse, stack, hooks, seen)
     guarded: Any = _guarded(transport, name, dropped)
     handler_fn: Any = handler
     client = Client(guarded, message_handler=handler_fn, cache=None, **hooks.client_kwargs())
@@ -260,6 +269,7 @@ async def _open(
         isinstance(config, HttpMCPConfig) and config.transport == "auto" and config.auth is None
     )
     sink = StderrSink(name) if isinstance(config, StdioMCPConfig) else None
+    seen: set[int] = set()  # HTTP statuses answered while connecting
     token = guarding()  # the SDK's reader task, started below, inherits it
     async with AsyncExitStack() as stack:
         stack.callback(unguard, token)
@@ -267,11 +277,13 @@ async def _open(
             await sink.start()
             stack.push_async_callback(sink.finish)  # after the process has stopped
         try:
-            client = await _enter(stack, name, config, sse_first, handler, dropped, hooks, sink)
+            client = await _enter(
+                stack, name, config, sse_first, handler, dropped, hooks, seen, sink
+            )
         except Exception as exc:
             if sink is not None:
                 await sink.finish()  # what the server said before it failed
-            login = _login_required(name, config, exc)
+            login = _login_required(name, config, exc, seen)
             if login is not None:
                 raise login from None  # the chained error could quote a token
             if not can_fall_back or _is_unreachable(exc):
@@ -280,7 +292,7 @@ async def _open(
             if dropped is not None:
                 dropped.clear()  # the failed attempt's stream ended, not this session's
             try:
-                client = await _enter(stack, name, config, True, handler, dropped, hooks)
+                client = await _enter(stack, name, config, True, handler, dropped, hooks, seen)
             except Exception as sse_exc:
                 raise _unreachable(name, config, exc) from sse_exc
         if sink is not None:
