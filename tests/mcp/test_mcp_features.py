@@ -178,3 +178,40 @@ async def test_prompts_and_completion() -> None:
     assert [p["name"] for p in prompts] == ["review"]
     assert messages[0]["content"]["text"] == "Review this rust code for bugs."
     assert done == ["python", "perl"]
+
+
+async def test_model_sampler_asks_then_answers_with_the_model() -> None:
+    from tether.mcp import ModelSampler
+    from tether.message import AssistantMsg
+    from tether.model import ScriptedChatModel
+
+    model = ScriptedChatModel([AssistantMsg("assistant", "forty-two")])
+    asked: list[str] = []
+
+    async def approve(request: SamplingRequest) -> bool:
+        asked.append(request.text)
+        return len(asked) == 1  # yes once, then no
+
+    sampler = ModelSampler(model, approve)
+    async with MCPClient("feat", True, features_stdio(), on_sampling=sampler) as client:
+        tools = await tools_of(client)
+        yes = await call(tools, "mcp__feat__sample", question="6*7?")
+        no = await call(tools, "mcp__feat__sample", question="again?")
+    assert yes.output == "model said: forty-two"
+    assert no.state == ToolResultState.ERROR
+    assert asked == ["user: 6*7?", "user: again?"] and sampler.answered == 1
+    model.assert_complete()
+    assert model.calls[0].messages[-1].get_text_content() == "6*7?"
+
+
+async def test_model_sampler_refuses_without_approval_or_past_its_limit() -> None:
+    from tether.mcp import ModelSampler
+    from tether.model import ScriptedChatModel
+
+    request = SamplingRequest(server="s", messages=[], system_prompt=None, max_tokens=5)
+    assert await ModelSampler(ScriptedChatModel([]))(request) is None
+
+    async def yes(request: SamplingRequest) -> bool:
+        return True
+
+    assert await ModelSampler(ScriptedChatModel([]), yes, max_requests=0)(request) is None

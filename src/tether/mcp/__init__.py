@@ -20,6 +20,7 @@ from tether.mcp._requests import (
     SamplingResponse,
     decline_elicitation,
 )
+from tether.mcp._sampler import ModelSampler, SamplingApproval
 from tether.mcp._tokens import FileTokenStore, MemoryTokenStore, TokenStoreBase
 from tether.mcp._tool import MCPArguments, MCPTool
 
@@ -37,8 +38,10 @@ __all__ = [
     "MCPLogRecord",
     "MCPTool",
     "MemoryTokenStore",
+    "ModelSampler",
     "OAuthConfig",
     "RootsSource",
+    "SamplingApproval",
     "SamplingHandler",
     "SamplingRequest",
     "SamplingResponse",
