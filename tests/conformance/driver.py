@@ -11,6 +11,7 @@ import asyncio
 import json
 import logging
 import os
+import socket
 import sys
 import urllib.error
 import urllib.request
@@ -23,6 +24,7 @@ from tether.mcp import (
     HttpMCPConfig,
     MCPClient,
     OAuthConfig,
+    loopback_authorize,
 )
 from tether.permission import PermissionContext
 from tether.tool import ToolContext, validate_arguments
@@ -86,6 +88,41 @@ async def call(client: MCPClient, name: str, **arguments: Any) -> Any:
     return await tool.call(validate_arguments(tool.input_model, arguments), context)
 
 
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def login_flow(url: str, tokens: str | None) -> int:
+    """`/mcp login` as `tether chat` does it: status first, then a loopback login."""
+    redirect = f"http://127.0.0.1:{_free_port()}/callback"
+    auth = OAuthConfig(client_metadata_url=CIMD_URL, redirect_uri=redirect)
+    store = FileTokenStore(tokens) if tokens else None
+    client = MCPClient(
+        "conformance", True, HttpMCPConfig(url=url, auth=auth), is_optional=True, token_store=store
+    )
+
+    async def follow(authorization_url: str) -> None:  # the browser, following redirects
+        def visit() -> None:
+            with urllib.request.urlopen(authorization_url) as response:
+                response.read()
+
+        await asyncio.to_thread(visit)
+
+    try:
+        assert await client.list_tools(None) == []
+        print("status:", client.status, file=sys.stderr)
+        assert client.status == "needs login", client.status
+        await client.login(loopback_authorize(redirect, follow, timeout=30))
+        print("status:", client.status, file=sys.stderr)
+        assert client.status == "connected", client.status
+        assert await client.list_tools(None)
+    finally:
+        await client.aclose()
+    return 0
+
+
 async def main(url: str) -> int:
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
@@ -95,6 +132,8 @@ async def main(url: str) -> int:
     tokens = os.environ.get("TETHER_CONFORMANCE_TOKENS")
     if os.environ.get("TETHER_CONFORMANCE_DEBUG"):
         logging.basicConfig(level=logging.DEBUG, stream=sys.stderr)
+    if os.environ.get("TETHER_CONFORMANCE_LOGIN"):
+        return await login_flow(url, tokens)
     client = MCPClient(
         "conformance",
         True,

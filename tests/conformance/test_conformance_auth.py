@@ -31,7 +31,7 @@ def _suite() -> Path:
     return tool
 
 
-def _run(scenario: str, tmp_path: Path) -> Path:
+def _run(scenario: str, tmp_path: Path, **extra: str) -> Path:
     tool = _suite()
     out = tmp_path / "results"
     env = {
@@ -39,6 +39,7 @@ def _run(scenario: str, tmp_path: Path) -> Path:
         "PATH": f"{BIN}:{os.environ['PATH']}",
         "TETHER_CONFORMANCE_TOKENS": str(tmp_path / "tokens"),
         "TETHER_CONFORMANCE_DEBUG": "1",
+        **extra,
     }
     done = subprocess.run(
         [
@@ -73,3 +74,12 @@ def test_login_stores_tokens_0600_and_never_logs_them(scenario: str, tmp_path: P
     output = (results / "stdout.txt").read_text() + (results / "stderr.txt").read_text()
     assert "DEBUG" in output  # the debug logs were on
     assert token not in output
+
+
+def test_status_then_a_loopback_login(tmp_path: Path) -> None:
+    """`needs login` first; `login()` with a browser that follows the redirect to our
+    loopback port; then connected, with the tokens stored."""
+    results = _run("auth/metadata-default", tmp_path, TETHER_CONFORMANCE_LOGIN="1")
+    output = (results / "stderr.txt").read_text()
+    assert "status: needs login" in output and "status: connected" in output
+    assert len(list((tmp_path / "tokens").glob("*.json"))) == 1

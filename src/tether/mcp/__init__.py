@@ -7,6 +7,7 @@ resources, prompts and completion.
 from tether.mcp._client import MCPClient
 from tether.mcp._config import HttpMCPConfig, MCPConfig, StdioMCPConfig
 from tether.mcp._hooks import RootsSource
+from tether.mcp._loopback import loopback_authorize
 from tether.mcp._oauth import AuthorizeHandler
 from tether.mcp._oauth_config import OAuthConfig
 from tether.mcp._requests import (
@@ -48,4 +49,5 @@ __all__ = [
     "StdioMCPConfig",
     "TokenStoreBase",
     "decline_elicitation",
+    "loopback_authorize",
 ]

@@ -173,6 +173,13 @@ class MCPClient(MCPFeatures, ToolSourceBase):
         self._unavailable = None
         await self._refresh()
 
+    async def _drop_session(self) -> None:
+        """Close the current session (if any); the next use connects again."""
+        session, self._session = self._session, None
+        self._unavailable = None
+        if session is not None and session.loop is asyncio.get_running_loop():
+            await session.close()
+
     async def aclose(self) -> None:
         """Close the client for good (stops a stdio server process).
 

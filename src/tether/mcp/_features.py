@@ -9,7 +9,12 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from tether.errors import ConfigError
 from tether.event import CustomEvent
+from tether.mcp._config import HttpMCPConfig, MCPConfig
+from tether.mcp._hooks import Hooks
+from tether.mcp._oauth import AuthorizeHandler
+from tether.mcp._tokens import TokenStoreBase
 from tether.mcp._tool import tool_name
 from tether.tool import ToolContext
 
@@ -29,6 +34,51 @@ class MCPFeatures:
 
     name: str
     _in_flight: dict[str, ToolContext]
+    _hooks: Hooks
+    _unavailable: str | None
+    mcp_config: MCPConfig
+    token_store: TokenStoreBase
+
+    async def connect(self) -> None:
+        raise NotImplementedError  # `MCPClient` provides it
+
+    async def _drop_session(self) -> None:
+        raise NotImplementedError  # `MCPClient` provides it
+
+    @property
+    def status(self) -> str:
+        """`connected`, `needs login`, `unavailable: <why>`, or `not connected`."""
+        if getattr(self, "is_connected", False):
+            return "connected"
+        if self._unavailable is not None:
+            if "requires authorization" in self._unavailable:
+                return "needs login"
+            return f"unavailable: {self._unavailable}"
+        return "not connected"
+
+    async def login(self, authorize: AuthorizeHandler) -> None:
+        """Log in to an OAuth server now (`authorize` does the browser step) and connect.
+
+        Raises `MCPAuthorizationRequired` if the login fails.
+        """
+        if not isinstance(self.mcp_config, HttpMCPConfig) or self.mcp_config.auth is None:
+            raise ConfigError(
+                f"MCP server {self.name!r} has no OAuth configured; give its "
+                "`HttpMCPConfig` an `auth=OAuthConfig()` (`auth = {}` in the chat config)"
+            )
+        before = self._hooks.authorize
+        self._hooks.authorize = authorize
+        try:
+            await self._drop_session()
+            await self.connect()
+        finally:
+            self._hooks.authorize = before
+
+    async def logout(self) -> None:
+        """Forget this server's OAuth tokens and close its session."""
+        if isinstance(self.mcp_config, HttpMCPConfig):
+            await self.token_store.delete(self.mcp_config.url)
+        await self._drop_session()
 
     async def _with_client(self, operation: Callable[[Client], Awaitable[T]]) -> T:
         raise NotImplementedError  # `MCPClient` provides it
