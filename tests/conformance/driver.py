@@ -14,6 +14,7 @@ import os
 import socket
 import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 from typing import Any
 
@@ -56,9 +57,50 @@ async def accept_defaults(request: ElicitationRequest) -> ElicitationResponse:
     return ElicitationResponse(action="accept", content={})
 
 
-def oauth_for(scenario: str, context: dict[str, Any]) -> OAuthConfig | None:
+def _fetch_json(url: str, form: dict[str, str] | None = None) -> dict[str, Any]:
+    data = None if form is None else urllib.parse.urlencode(form).encode()
+    with urllib.request.urlopen(url, data=data) as response:
+        found: dict[str, Any] = json.loads(response.read())
+        return found
+
+
+def issuer_of(url: str) -> str:
+    """The MCP server's authorization server, from its protected-resource metadata."""
+    parts = urllib.parse.urlsplit(url)
+    well_known = f"{parts.scheme}://{parts.netloc}/.well-known/oauth-protected-resource{parts.path}"
+    return str(_fetch_json(well_known)["authorization_servers"][0])
+
+
+def id_jag_from(context: dict[str, Any]) -> Any:
+    """Leg 1 of cross-app access: trade the IdP's ID token for an ID-JAG (RFC 8693)."""
+
+    async def fetch(audience: str, resource: str) -> str:
+        form = {
+            "grant_type": "urn:ietf:params:oauth:grant-type:token-exchange",
+            "subject_token": context["idp_id_token"],
+            "subject_token_type": "urn:ietf:params:oauth:token-type:id_token",
+            "requested_token_type": "urn:ietf:params:oauth:token-type:id-jag",
+            "audience": audience,
+            "resource": resource,
+            "client_id": context["idp_client_id"],
+        }
+        answer = await asyncio.to_thread(_fetch_json, context["idp_token_endpoint"], form)
+        return str(answer["access_token"])
+
+    return fetch
+
+
+def oauth_for(scenario: str, context: dict[str, Any], url: str) -> OAuthConfig | None:
     if not scenario.startswith("auth/"):
         return None
+    if scenario == "auth/cross-app-access-complete-flow":
+        return OAuthConfig(
+            grant="identity_assertion",
+            client_id=context["client_id"],
+            client_secret=context["client_secret"],
+            issuer=issuer_of(url),
+            token_endpoint_auth_method="client_secret_basic",  # how this client was registered
+        )
     if scenario == "auth/client-credentials-jwt":
         return OAuthConfig(
             grant="client_credentials",
@@ -126,7 +168,7 @@ async def login_flow(url: str, tokens: str | None) -> int:
 async def main(url: str) -> int:
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
-    config = HttpMCPConfig(url=url, auth=oauth_for(scenario, context))
+    config = HttpMCPConfig(url=url, auth=oauth_for(scenario, context, url))
     # Tests: keep tokens in files (to check their mode) and log everything (to check
     # that no token reaches a log).
     tokens = os.environ.get("TETHER_CONFORMANCE_TOKENS")
@@ -142,6 +184,7 @@ async def main(url: str) -> int:
         authorize=browser,
         execution_timeout=None,
         token_store=FileTokenStore(tokens) if tokens else None,
+        identity_assertion=id_jag_from(context) if "idp_id_token" in context else None,
     )
     async with client:
         tools = [t.name for t in await client.list_tools(None)]

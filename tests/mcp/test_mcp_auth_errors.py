@@ -108,6 +108,8 @@ def test_oauth_config_checks_client_credentials() -> None:
         OAuthConfig(grant="client_credentials", client_secret="s")
     with pytest.raises(ValueError, match="exactly one"):
         OAuthConfig(grant="client_credentials", client_id="c")
+    with pytest.raises(ValueError, match="issuer"):
+        OAuthConfig(grant="identity_assertion", client_id="c", client_secret="s")
     with pytest.raises(ValueError, match="redirect_uri"):
         OAuthConfig(redirect_uri="ftp://x")
     assert "s3cret" not in repr(OAuthConfig(client_id="c", client_secret="s3cret"))

@@ -8,7 +8,7 @@ from tether.mcp._client import MCPClient
 from tether.mcp._config import HttpMCPConfig, MCPConfig, StdioMCPConfig
 from tether.mcp._hooks import RootsSource
 from tether.mcp._loopback import loopback_authorize
-from tether.mcp._oauth import AuthorizeHandler
+from tether.mcp._oauth import AuthorizeHandler, IdentityAssertionHandler
 from tether.mcp._oauth_config import OAuthConfig
 from tether.mcp._requests import (
     ElicitationHandler,
@@ -32,6 +32,7 @@ __all__ = [
     "ElicitationResponse",
     "FileTokenStore",
     "HttpMCPConfig",
+    "IdentityAssertionHandler",
     "LogHandler",
     "MCPArguments",
     "MCPClient",

@@ -14,7 +14,7 @@ from tether.event import AgentEvent
 from tether.mcp._config import HttpMCPConfig, MCPConfig, StdioMCPConfig
 from tether.mcp._features import LogLevel, MCPFeatures
 from tether.mcp._hooks import Hooks, RootsSource
-from tether.mcp._oauth import AuthorizeHandler
+from tether.mcp._oauth import AuthorizeHandler, IdentityAssertionHandler
 from tether.mcp._redact import Redactor
 from tether.mcp._requests import ElicitationHandler, LogHandler, SamplingHandler
 from tether.mcp._resource_tools import resource_tools
@@ -86,6 +86,7 @@ class MCPClient(MCPFeatures, ToolSourceBase):
         authorize: The interactive step of an OAuth login (see `AuthorizeHandler`);
             without it a server that needs a browser login raises
             `MCPAuthorizationRequired`.
+        identity_assertion: Fetches the ID-JAG for `OAuthConfig(grant="identity_assertion")`.
         resource_tools: Also offer `mcp__<name>__list_resources` and
             `mcp__<name>__read_resource` (read-only) when the server has resources.
     """
@@ -110,6 +111,7 @@ class MCPClient(MCPFeatures, ToolSourceBase):
         token_store: TokenStoreBase | None = None,
         authorize: AuthorizeHandler | None = None,
         resource_tools: bool = False,
+        identity_assertion: IdentityAssertionHandler | None = None,
     ) -> None:
         if not isinstance(name, str) or not _NAME.fullmatch(name):
             raise ConfigError(
@@ -156,6 +158,7 @@ class MCPClient(MCPFeatures, ToolSourceBase):
             log_level=log_level,
             token_store=self.token_store,
             authorize=authorize,
+            identity_assertion=identity_assertion,
             emit=self._emit_in_flight,
         )
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tether.mcp._defaults import with_defaults
-from tether.mcp._oauth import AuthorizeHandler
+from tether.mcp._oauth import AuthorizeHandler, IdentityAssertionHandler
 from tether.mcp._requests import (
     ElicitationHandler,
     ElicitationRequest,
@@ -88,6 +88,7 @@ class Hooks:
     log_level: str | None = None
     token_store: TokenStoreBase = field(default_factory=MemoryTokenStore)
     authorize: AuthorizeHandler | None = None
+    identity_assertion: IdentityAssertionHandler | None = None
     emit: Emit = _no_emit
     """Emits a `CustomEvent` (name, data) to the calls in flight."""
 

@@ -13,11 +13,16 @@ if TYPE_CHECKING:
     import httpx2
     from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthToken
 
-__all__ = ["AuthorizeHandler", "LoginNeeded", "build_auth"]
+__all__ = ["AuthorizeHandler", "IdentityAssertionHandler", "LoginNeeded", "build_auth"]
 
 AuthorizeHandler = Callable[[str], Awaitable[str]]
 """The interactive step of a login: given the authorization URL (to open in a browser),
 return the URL the browser was sent back to (the `redirect_uri` with `code` and `state`)."""
+
+
+IdentityAssertionHandler = Callable[[str, str], Awaitable[str]]
+"""Returns an identity assertion (ID-JAG) for `(audience, resource)`: the authorization
+server's issuer and the MCP server's resource id (obtained from your identity provider)."""
 
 
 class LoginNeeded(Exception):
@@ -97,12 +102,18 @@ class _Browser:
 
 
 def build_auth(
-    url: str, config: OAuthConfig, store: TokenStoreBase, authorize: AuthorizeHandler | None
+    url: str,
+    config: OAuthConfig,
+    store: TokenStoreBase,
+    authorize: AuthorizeHandler | None,
+    assertion: IdentityAssertionHandler | None = None,
 ) -> httpx2.Auth:
     """The SDK's OAuth provider for `config` (an `httpx2.Auth` for the transport's client)."""
     storage: Any = _StoreAdapter(store, url, config)
     if config.grant == "client_credentials":
         return _machine_auth(url, config, storage)
+    if config.grant == "identity_assertion":
+        return _assertion_auth(url, config, storage, assertion)
     from mcp.client.auth import OAuthClientProvider
     from mcp.shared.auth import OAuthClientMetadata
 
@@ -159,4 +170,28 @@ def _machine_auth(url: str, config: OAuthConfig, storage: Any) -> httpx2.Auth:
         else "client_secret_basic",
         scope=config.scope,
         issuer=config.issuer,
+    )
+
+
+def _assertion_auth(
+    url: str, config: OAuthConfig, storage: Any, assertion: IdentityAssertionHandler | None
+) -> httpx2.Auth:
+    from mcp.client.auth.extensions.identity_assertion import IdentityAssertionOAuthProvider
+
+    async def missing(audience: str, resource: str) -> str:
+        raise LoginNeeded("no `identity_assertion` handler was given to the `MCPClient`")
+
+    assert config.client_id and config.client_secret and config.issuer  # the validator
+    method = config.token_endpoint_auth_method
+    return IdentityAssertionOAuthProvider(
+        url,
+        storage,
+        config.client_id,
+        config.client_secret,
+        config.issuer,
+        assertion or missing,
+        scope=config.scope,
+        token_endpoint_auth_method="client_secret_basic"
+        if method == "client_secret_basic"
+        else "client_secret_post",
     )

@@ -19,9 +19,13 @@ class OAuthConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
-    grant: Literal["authorization_code", "client_credentials"] = "authorization_code"
+    grant: Literal["authorization_code", "client_credentials", "identity_assertion"] = (
+        "authorization_code"
+    )
     """`authorization_code`: a user logs in in a browser (the `MCPClient`'s `authorize`
-    handler); `client_credentials`: a machine client with a secret or a signing key."""
+    handler); `client_credentials`: a machine client with a secret or a signing key;
+    `identity_assertion`: an enterprise identity provider's assertion (ID-JAG, from the
+    `MCPClient`'s `identity_assertion` handler) for a confidential client of `issuer`."""
     client_id: str | None = None
     """A pre-registered client id (required for `client_credentials`)."""
     client_secret: str | None = Field(default=None, repr=False)
@@ -57,6 +61,12 @@ class OAuthConfig(BaseModel):
                 raise ValueError(
                     "`client_credentials` needs exactly one of `client_secret` or `private_key`"
                 )
+        if self.grant == "identity_assertion" and None in (
+            self.client_id,
+            self.client_secret,
+            self.issuer,
+        ):
+            raise ValueError("`identity_assertion` needs `client_id`, `client_secret` and `issuer`")
         if not self.redirect_uri.startswith(("http://", "https://")):
             raise ValueError(f"`redirect_uri` must be an http(s) URL, got {self.redirect_uri!r}")
         return self

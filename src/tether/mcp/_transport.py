@@ -150,7 +150,9 @@ async def _http_transport(
 
     auth = None
     if config.auth is not None:
-        auth = build_auth(config.url, config.auth, hooks.token_store, hooks.authorize)
+        auth = build_auth(
+            config.url, config.auth, hooks.token_store, hooks.authorize, hooks.identity_assertion
+        )
     http = await stack.enter_async_context(
         httpx2.AsyncClient(
             headers=config.headers,
