@@ -16,6 +16,7 @@ from tether.mcp._hooks import Hooks
 from tether.mcp._oauth import AuthorizeHandler
 from tether.mcp._tokens import TokenStoreBase
 from tether.mcp._tool import tool_name
+from tether.mcp._transport import deprecated_ok
 from tether.tool import ToolContext
 
 if TYPE_CHECKING:
@@ -169,7 +170,8 @@ class MCPFeatures:
         """Ask the server to send log messages at `level` and above."""
 
         async def run(client: Client) -> None:
-            await client.set_logging_level(level)
+            with deprecated_ok():
+                await client.set_logging_level(level)
 
         await self._with_client(run)
 
@@ -183,7 +185,8 @@ class MCPFeatures:
 
         async def run(client: Client) -> None:
             if client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-                await client.send_roots_list_changed()
+                with deprecated_ok():
+                    await client.send_roots_list_changed()
 
         await self._with_client(run)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import warnings
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
@@ -19,7 +20,7 @@ from tether.mcp._stderr import StderrSink
 if TYPE_CHECKING:
     from mcp import Client
 
-__all__ = ["describe", "leaf_errors", "open_client"]
+__all__ = ["deprecated_ok", "describe", "leaf_errors", "open_client"]
 
 MessageHandler = Callable[[Any], Awaitable[None]]
 
@@ -226,8 +227,16 @@ async def _enter(
     client = Client(guarded, message_handler=handler_fn, cache=None, **hooks.client_kwargs())
     entered = await stack.enter_async_context(client)
     if hooks.log_level is not None and entered.protocol_version not in _modern_versions():
-        await entered.set_logging_level(hooks.log_level)  # type: ignore[arg-type]  # checked name
+        with deprecated_ok():  # deprecated in 2026-07-28, the way before it
+            await entered.set_logging_level(hooks.log_level)  # type: ignore[arg-type]  # checked name
     return entered
+
+
+def deprecated_ok() -> warnings.catch_warnings[None]:
+    """Silence the SDK's deprecation of handshake-era features we use only there."""
+    from mcp.shared.exceptions import MCPDeprecationWarning
+
+    return warnings.catch_warnings(action="ignore", category=MCPDeprecationWarning)
 
 
 def _modern_versions() -> frozenset[str]:
