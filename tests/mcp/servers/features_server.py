@@ -69,7 +69,9 @@ def build() -> MCPServer:
         await ctx.debug("debug message")
         return "logged"
 
-    @server.tool(description="Wait until cancelled.")
+    @server.tool(
+        description="Wait until cancelled.", annotations=types.ToolAnnotations(read_only_hint=True)
+    )
     async def wait(ctx: Context) -> str:
         try:
             await ctx.report_progress(0, 1, "waiting")
