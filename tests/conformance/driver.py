@@ -159,10 +159,34 @@ async def login_flow(url: str, tokens: str | None) -> int:
         await client.login(loopback_authorize(redirect, follow, timeout=30))
         print("status:", client.status, file=sys.stderr)
         assert client.status == "connected", client.status
-        assert await client.list_tools(None)
+        await agent_reply(client)
     finally:
         await client.aclose()
     return 0
+
+
+async def agent_reply(client: MCPClient) -> None:
+    """An agent calls the server's first tool; its state and events go to stdout (a test
+    checks that no token is in them)."""
+    from tether.agent import Agent
+    from tether.message import AssistantMsg, UserMsg
+    from tether.model import ScriptedChatModel
+    from tether.permission import PermissionContext, PermissionMode
+    from tether.tool import Toolkit
+
+    first = (await client.list_tools(None))[0].name
+    model = ScriptedChatModel(
+        [
+            AssistantMsg("a", [ScriptedChatModel.tool_call(first, {}, id="t")]),
+            AssistantMsg("a", "ok"),
+        ]
+    )
+    toolkit = Toolkit(mcps=[client])
+    agent = Agent(name="bot", system_prompt="p", model=model, toolkit=toolkit)
+    agent.state.permission_context = PermissionContext(mode=PermissionMode.BYPASS)
+    async for event in agent.reply_stream(UserMsg("user", "go")):
+        print("EVENT", event.model_dump_json())
+    print("STATE", agent.state.model_dump_json())
 
 
 async def main(url: str) -> int:

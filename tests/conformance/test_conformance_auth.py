@@ -82,4 +82,8 @@ def test_status_then_a_loopback_login(tmp_path: Path) -> None:
     results = _run("auth/metadata-default", tmp_path, TETHER_CONFORMANCE_LOGIN="1")
     output = (results / "stderr.txt").read_text()
     assert "status: needs login" in output and "status: connected" in output
-    assert len(list((tmp_path / "tokens").glob("*.json"))) == 1
+    [stored] = list((tmp_path / "tokens").glob("*.json"))
+    token = json.loads(stored.read_text())["tokens"]["access_token"]
+    stdout = (results / "stdout.txt").read_text()
+    assert "STATE " in stdout and '"state":"success"' in stdout  # an agent used the server
+    assert token not in stdout + output
