@@ -56,3 +56,23 @@ def test_mcp_status_login_logout(terminal, script, locked) -> None:
     term.type("/mcp login nobody")
     term.wait_for(r"usage: /mcp, /mcp login NAME, /mcp logout NAME \(servers: tracker\)")
     assert term.leave() == 0
+
+
+FEATURES = Path(__file__).resolve().parents[2] / "mcp" / "servers" / "features_server.py"
+
+
+def test_a_server_prompt_runs_as_a_slash_command(terminal, script, project, home) -> None:
+    import sys
+
+    servers = {"feat": {"command": sys.executable, "args": [str(FEATURES)]}}
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    term = terminal("--model", script([{"text": "Looks fine to me."}]))
+    term.prompt_ready(1)
+    term.type("/mcp__feat__review rust focus=style")
+    term.wait_for("Looks fine to me.")
+    term.prompt_ready(2)
+    term.type("/mcp__feat__nope")
+    term.wait_for(r"feat has no prompt 'nope'; it has: review")
+    assert term.leave() == 0
+    saved = b"".join(p.read_bytes() for p in (home / "tether").rglob("sessions.db*"))
+    assert b"Review this rust code for style." in saved  # the model got the filled prompt

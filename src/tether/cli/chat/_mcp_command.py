@@ -65,3 +65,48 @@ async def _status(ctx: SlashContext) -> None:
 
 def _say(ctx: SlashContext, line: str) -> None:
     ctx.console.print(line, markup=False, highlight=False)
+
+
+async def prompt_text(ctx: SlashContext, line: str) -> str | None:
+    """`/mcp__<server>__<prompt> [value ...] [name=value ...]` filled in by the server.
+
+    None when `line` names no server's prompt (then it is an ordinary command). Bare
+    values fill the prompt's arguments in their declared order.
+    """
+    head, _, rest = line[1:].partition(" ")
+    if not head.startswith("mcp__"):
+        return None
+    for client in ctx.chat.mcps:
+        prefix = f"mcp__{client.name}__"
+        if not head.startswith(prefix):
+            continue
+        name = head.removeprefix(prefix)
+        try:
+            prompts = {p["name"]: p for p in await client.list_prompts()}
+        except Exception as exc:  # e.g. the server is down or has no prompts
+            _say(ctx, f"{client.name}: cannot list prompts ({exc})")
+            return ""
+        if name not in prompts:
+            _say(ctx, f"{client.name} has no prompt {name!r}; it has: {', '.join(prompts)}")
+            return ""
+        declared = [a["name"] for a in prompts[name].get("arguments", [])]
+        arguments: dict[str, str] = {}
+        bare = []
+        for word in rest.split():
+            key, eq, value = word.partition("=")
+            if eq and key in declared:
+                arguments[key] = value
+            else:
+                bare.append(word)
+        free = [a for a in declared if a not in arguments]
+        arguments.update(zip(free, bare, strict=False))
+        try:
+            messages = await client.get_prompt(name, arguments)
+        except Exception as exc:
+            _say(ctx, f"{client.name}: prompt {name!r} failed ({exc})")
+            return ""
+        texts = [
+            m["content"].get("text", "") for m in messages if isinstance(m.get("content"), dict)
+        ]
+        return "\n\n".join(t for t in texts if t)
+    return None
