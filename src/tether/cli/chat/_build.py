@@ -78,6 +78,7 @@ def mcp_clients(settings: ChatSettings, cwd: Path) -> list[MCPClient]:
                     is_optional=True,
                     trust_annotations=trusted,
                     token_store=tokens,
+                    roots=[cwd],  # the folder the chat works in
                 )
             )
         except ValueError as exc:
