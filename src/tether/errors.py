@@ -31,6 +31,7 @@ TetherError
 ├── PermissionRuleError (ValueError)      a permission rule can't be parsed
 ├── MCPError                              an MCP server can't be reached or used
 │   └── MCPConnectionError (ConnectionError)
+│       └── MCPAuthorizationRequired       the server wants an OAuth login (401)
 ├── SkillError (ValueError)               a SKILL.md is malformed (names the file)
 ├── PluginError (ValueError)              a plugin definition or strategy is invalid
 ├── StorageError
@@ -68,6 +69,7 @@ __all__ = [
     "DuplicateToolError",
     "InvalidInputError",
     "LeaseLostError",
+    "MCPAuthorizationRequired",
     "MCPConnectionError",
     "MCPError",
     "MissingDependencyError",
@@ -227,6 +229,19 @@ class MCPError(TetherError):
 
 class MCPConnectionError(MCPError, ConnectionError):
     """An MCP server cannot be reached; the message names the server."""
+
+
+class MCPAuthorizationRequired(MCPConnectionError):
+    """An MCP server answered 401: it needs an OAuth login before it can be used.
+
+    The message names the server and what fixes it (configure `HttpMCPConfig(auth=...)`,
+    or `/mcp login NAME` in `tether chat`).
+    """
+
+    def __init__(self, message: str, *, server: str) -> None:
+        super().__init__(message)
+        self.server = server
+        """The name of the server that asked for a login."""
 
 
 class SkillError(TetherError, ValueError):

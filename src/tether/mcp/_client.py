@@ -10,10 +10,16 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from tether.errors import ConfigError, MCPConnectionError, MCPError
-from tether.event import AgentEvent, CustomEvent
+from tether.event import AgentEvent
 from tether.mcp._config import HttpMCPConfig, MCPConfig, StdioMCPConfig
+from tether.mcp._features import LogLevel, MCPFeatures
+from tether.mcp._hooks import Hooks, RootsSource
+from tether.mcp._oauth import AuthorizeHandler, IdentityAssertionHandler
 from tether.mcp._redact import Redactor
+from tether.mcp._requests import ElicitationHandler, LogHandler, SamplingHandler
+from tether.mcp._resource_tools import resource_tools
 from tether.mcp._session import OwnedSession, SessionClosedError
+from tether.mcp._tokens import MemoryTokenStore, TokenStoreBase
 from tether.mcp._tool import MCPTool, convert_result, tool_name
 from tether.mcp._tool import tool_name as _tool_name
 from tether.mcp._transport import describe, open_client
@@ -38,7 +44,7 @@ class _ConnectionLost(Exception):
     """The session ended while a call was in flight."""
 
 
-class MCPClient(ToolSourceBase):
+class MCPClient(MCPFeatures, ToolSourceBase):
     """Tools of one MCP server, named `mcp__<name>__<tool>`.
 
     The server is reached on first use. A stateful client keeps one session (owned by a
@@ -65,6 +71,24 @@ class MCPClient(ToolSourceBase):
             By default annotations are the server's unverified claims (the MCP
             specification: untrusted unless the server is trusted), so every call asks
             unless a rule allows it.
+        on_elicitation: Answers the server's questions to the user during a call (see
+            `ElicitationRequest`); without it every elicitation is declined.
+        elicitation_timeout: Seconds an elicitation may wait for its answer (then it is
+            cancelled); None waits as long as the call may run.
+        on_sampling: Answers the server's `sampling/createMessage` (e.g. `ModelSampler`);
+            without it tether does not offer sampling.
+        roots: The folders the server may work in (a list, or a callable read on each
+            request); without it tether does not offer roots.
+        on_log: Receives the server's log messages (they are also logged to the
+            `tether.mcp.server` logger and sent as `mcp_log` events to calls in flight).
+        log_level: Ask the server for log messages at this level and above.
+        token_store: Where OAuth tokens are kept (default: memory, for this process).
+        authorize: The interactive step of an OAuth login (see `AuthorizeHandler`);
+            without it a server that needs a browser login raises
+            `MCPAuthorizationRequired`.
+        identity_assertion: Fetches the ID-JAG for `OAuthConfig(grant="identity_assertion")`.
+        resource_tools: Also offer `mcp__<name>__list_resources` and
+            `mcp__<name>__read_resource` (read-only) when the server has resources.
     """
 
     def __init__(
@@ -78,6 +102,16 @@ class MCPClient(ToolSourceBase):
         *,
         is_optional: bool = False,
         trust_annotations: bool = False,
+        on_elicitation: ElicitationHandler | None = None,
+        elicitation_timeout: float | None = None,
+        on_sampling: SamplingHandler | None = None,
+        roots: RootsSource | None = None,
+        on_log: LogHandler | None = None,
+        log_level: LogLevel | None = None,
+        token_store: TokenStoreBase | None = None,
+        authorize: AuthorizeHandler | None = None,
+        resource_tools: bool = False,
+        identity_assertion: IdentityAssertionHandler | None = None,
     ) -> None:
         if not isinstance(name, str) or not _NAME.fullmatch(name):
             raise ConfigError(
@@ -101,7 +135,7 @@ class MCPClient(ToolSourceBase):
         self.trust_annotations = bool(trust_annotations)
         self.list_requests = 0
         """How many `tools/list` round trips this client has made."""
-        self._tools: list[MCPTool] | None = None
+        self._tools: list[ToolBase] | None = None
         self._specs: list[Any] = []
         self._server_tools: set[str] = set()
         self._stale = False
@@ -110,6 +144,23 @@ class MCPClient(ToolSourceBase):
         self._session: OwnedSession | None = None
         self._locks: tuple[asyncio.AbstractEventLoop, asyncio.Lock, asyncio.Lock] | None = None
         self._redact = Redactor(mcp_config)
+        self.resource_tools = bool(resource_tools)
+        self.token_store = token_store if token_store is not None else MemoryTokenStore()
+        self._in_flight: dict[str, ToolContext] = {}
+        self._has_resources = False
+        self._hooks = Hooks(
+            server=name,
+            on_elicitation=on_elicitation,
+            elicitation_timeout=elicitation_timeout,
+            on_sampling=on_sampling,
+            roots=roots,
+            on_log=on_log,
+            log_level=log_level,
+            token_store=self.token_store,
+            authorize=authorize,
+            identity_assertion=identity_assertion,
+            emit=self._emit_in_flight,
+        )
 
     # -- connection -------------------------------------------------------------------
 
@@ -124,6 +175,13 @@ class MCPClient(ToolSourceBase):
         self._stale = True
         self._unavailable = None
         await self._refresh()
+
+    async def _drop_session(self) -> None:
+        """Close the current session (if any); the next use connects again."""
+        session, self._session = self._session, None
+        self._unavailable = None
+        if session is not None and session.loop is asyncio.get_running_loop():
+            await session.close()
 
     async def aclose(self) -> None:
         """Close the client for good (stops a stdio server process).
@@ -178,7 +236,9 @@ class MCPClient(ToolSourceBase):
             reconnecting = session is not None and session.loop is loop
             if reconnecting and session is not None:
                 await session.close()
-            session = OwnedSession(self.name, self.mcp_config, self._on_message, self._mark_stale)
+            session = OwnedSession(
+                self.name, self.mcp_config, self._on_message, self._mark_stale, self._hooks
+            )
             try:
                 async with asyncio.timeout(self._timeout):
                     await session.start()
@@ -199,7 +259,9 @@ class MCPClient(ToolSourceBase):
                 try:
                     async with asyncio.timeout(self._timeout):
                         client = await stack.enter_async_context(
-                            open_client(self.name, self.mcp_config, self._on_message)
+                            open_client(
+                                self.name, self.mcp_config, self._on_message, None, self._hooks
+                            )
                         )
                 except TimeoutError:
                     raise self._handshake_timeout() from None
@@ -303,7 +365,8 @@ class MCPClient(ToolSourceBase):
             tools[tool.name] = tool
         self._specs = specs
         self._server_tools = {spec.name for spec in specs}
-        self._tools = list(tools.values())
+        extra = resource_tools(self) if self.resource_tools and self._has_resources else []
+        self._tools = [*tools.values(), *extra]
         missing = (self.enable_tools or frozenset()) - self._server_tools
         if missing:
             logger.warning(
@@ -313,6 +376,7 @@ class MCPClient(ToolSourceBase):
             )
 
     async def _list_all(self, client: Client) -> list[Any]:
+        self._has_resources = client.server_capabilities.resources is not None
         specs: list[Any] = []
         cursor: str | None = None
         while True:
@@ -385,6 +449,8 @@ class MCPClient(ToolSourceBase):
                 self._prime(client)
             return await client.call_tool(remote, arguments, progress_callback=progress)
 
+        key = context.tool_call_id or str(id(context))
+        self._in_flight[key] = context
         try:
             async with asyncio.timeout(self.execution_timeout):
                 result = await self._with_client(operation)
@@ -411,58 +477,9 @@ class MCPClient(ToolSourceBase):
             return _error(self._redact(f"Error: {exc}"))
         except Exception as exc:
             return _error(self._redact(f"Error: calling {shown} failed: {describe(exc)}"))
+        finally:
+            self._in_flight.pop(key, None)
         return convert_result(result)
-
-    def _progress_callback(self, remote: str, context: ToolContext) -> Any:
-        emit = context.emit
-        if emit is None:
-            return None
-
-        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
-            data = {
-                "server": self.name,
-                "tool": tool_name(self.name, remote),
-                "tool_call_id": context.tool_call_id,
-                "progress": progress,
-                "total": total,
-                "message": message,
-            }
-            try:
-                await emit(CustomEvent(reply_id=context.reply_id, name="mcp_progress", data=data))
-            except Exception:  # progress is best effort; never fail the call for it
-                logger.debug("could not emit MCP progress", exc_info=True)
-
-        return on_progress
-
-    def as_plugin(
-        self,
-        module_name: str | None = None,
-        description: str | None = None,
-        sleep_brief: str | None = None,
-        **kwargs: Any,
-    ) -> Any:
-        """This server as a sleepable plugin: its tools stay hidden until the model wakes it.
-
-        While asleep the server is not even contacted. Add the plugin to
-        `Toolkit(plugins=[...])` instead of `mcps=[...]`.
-
-        Args:
-            module_name: The id the model activates it by (default: the server name).
-            description: What the server offers (default: a generic line).
-            sleep_brief: The line shown while it sleeps (default: `description`).
-            **kwargs: Passed on to `tether.plugin.Plugin.from_source`.
-        """
-        from tether.plugin import Plugin  # plugins sit above mcp/
-
-        text = description or f"Tools of the MCP server {self.name!r}."
-        kwargs.setdefault("tool_prefix", f"mcp__{self.name}__")
-        return Plugin.from_source(
-            self,
-            module_name=module_name or self.name,
-            description=text,
-            sleep_brief=text if sleep_brief is None else sleep_brief,
-            **kwargs,
-        )
 
     def __repr__(self) -> str:
         kind = "stateful" if self.is_stateful else "stateless"

@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from tether.mcp._oauth_config import OAuthConfig
+
 __all__ = ["HttpMCPConfig", "MCPConfig", "StdioMCPConfig"]
 
 
@@ -54,6 +56,9 @@ class HttpMCPConfig(BaseModel):
     """Seconds to wait to connect and for each HTTP request (not for tool results)."""
     transport: Literal["auto", "streamable_http", "sse"] = "auto"
     """`auto` tries streamable HTTP and falls back to SSE if the server rejects it."""
+    auth: OAuthConfig | None = None
+    """Log in with OAuth 2.1 (streamable HTTP only); a server that answers 401 without it
+    raises `MCPAuthorizationRequired`."""
 
     @field_validator("url")
     @classmethod

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from tether.errors import MCPError
 from tether.mcp._config import MCPConfig
+from tether.mcp._hooks import Hooks
 from tether.mcp._transport import MessageHandler, describe, open_client
 
 if TYPE_CHECKING:
@@ -45,6 +46,7 @@ class OwnedSession:
         config: MCPConfig,
         handler: MessageHandler,
         on_tools_changed: Callable[[], None],
+        hooks: Hooks | None = None,
     ) -> None:
         self.name = name
         self.dropped = asyncio.Event()
@@ -52,6 +54,7 @@ class OwnedSession:
         self._config = config
         self._handler = handler
         self._on_tools_changed = on_tools_changed
+        self._hooks = hooks
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self.loop = asyncio.get_running_loop()
@@ -104,7 +107,9 @@ class OwnedSession:
 
     async def _own(self, ready: asyncio.Future[None]) -> None:
         try:
-            async with open_client(self.name, self._config, self._handler, self.dropped) as client:
+            async with open_client(
+                self.name, self._config, self._handler, self.dropped, self._hooks
+            ) as client:
                 self.client = client
                 listener = await self._start_listening(client)
                 ready.set_result(None)

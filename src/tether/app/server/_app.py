@@ -16,8 +16,8 @@ from tether.app.server._auth import KeyRing
 from tether.app.server._ceiling import parse_ceiling
 from tether.app.server._context import Service, service_of
 from tether.app.server._headers import SecurityHeaders
-from tether.app.server._limits import BodyLimit
 from tether.app.server._intro import router as intro_router
+from tether.app.server._limits import BodyLimit
 from tether.app.server._observability import install_observability
 from tether.app.server._origins import (
     LOOPBACK_HOSTS,

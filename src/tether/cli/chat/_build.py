@@ -60,8 +60,9 @@ def mcp_clients(settings: ChatSettings, cwd: Path) -> list[MCPClient]:
     """One `MCPClient` per configured server (the `mcp` SDK loads only if there are any)."""
     if not settings.mcp_servers:
         return []
-    from tether.mcp import HttpMCPConfig, MCPClient, StdioMCPConfig
+    from tether.mcp import FileTokenStore, HttpMCPConfig, MCPClient, StdioMCPConfig
 
+    tokens = FileTokenStore()  # OAuth tokens: $TETHER_HOME/mcp-tokens, 0600
     clients: list[MCPClient] = []
     for name, spec in settings.mcp_servers.items():
         fields = {k: v for k, v in spec.items() if k not in ("type", "trust_annotations")}
@@ -77,7 +78,15 @@ def mcp_clients(settings: ChatSettings, cwd: Path) -> list[MCPClient]:
                 else HttpMCPConfig(**fields)
             )
             clients.append(
-                MCPClient(name, True, config, is_optional=True, trust_annotations=trusted)
+                MCPClient(
+                    name,
+                    True,
+                    config,
+                    is_optional=True,
+                    trust_annotations=trusted,
+                    token_store=tokens,
+                    roots=[cwd],  # the folder the chat works in
+                )
             )
         except ValueError as exc:
             raise ChatConfigError(f"MCP server {name!r}: {exc}") from None

@@ -17,6 +17,7 @@ from tether.cli._sanitize import visible
 from tether.cli.chat._chat import Chat, Inputs, is_asking
 from tether.cli.chat._confirm import ask_confirmation
 from tether.cli.chat._input import LineInput
+from tether.cli.chat._mcp_command import prompt_text
 from tether.cli.chat._render import ChatRenderer, safe
 from tether.cli.chat._sessions import tether_home
 from tether.cli.chat._slash import SlashContext, run_slash
@@ -128,6 +129,11 @@ async def run_interactive(chat: Chat, first: str | None) -> int:
             break
         interrupted = False
         if not line.strip():
+            continue
+        text = await prompt_text(screen.slash, line) if line.startswith("/mcp__") else None
+        if text is not None:  # a server's prompt as a command ("" if it failed)
+            if text:
+                interrupted = await screen.turn(UserMsg("user", text))
             continue
         if line.startswith("/"):
             with suppress(KeyboardInterrupt):

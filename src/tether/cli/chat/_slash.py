@@ -15,9 +15,10 @@ from tether.cli.chat._instructions import (
     instructions_prompt,
     load_instructions,
 )
+from tether.cli.chat._mcp_command import mcp_command
 from tether.cli.chat._model import resolve_model
 from tether.cli.chat._permissions import permissions_command
-from tether.cli.chat._views import context_lines, cost_lines, mcp_lines, plugin_lines
+from tether.cli.chat._views import context_lines, cost_lines, plugin_lines
 from tether.errors import ConfigError
 from tether.event import ContextCompressedEvent
 
@@ -86,10 +87,6 @@ async def _permissions(ctx: SlashContext, arg: str) -> bool:
 
 async def _plugins(ctx: SlashContext, arg: str) -> bool:
     return await _print_lines(ctx, plugin_lines(ctx.chat))
-
-
-async def _mcp(ctx: SlashContext, arg: str) -> bool:
-    return await _print_lines(ctx, await mcp_lines(ctx.chat))
 
 
 async def _model(ctx: SlashContext, arg: str) -> bool:
@@ -171,7 +168,7 @@ COMMANDS: dict[str, tuple[str, Handler]] = {
         _permissions,
     ),
     "plugins": ("plugins, awake or asleep, and rounds left", _plugins),
-    "mcp": ("MCP servers and their tools", _mcp),
+    "mcp": ("MCP servers and their status; /mcp login NAME, /mcp logout NAME", mcp_command),
     "model": ("show or switch the model: /model PROVIDER:NAME", _model),
     "cost": ("tokens used so far in this session, and their cost", _cost),
     "resume": ("pick a saved session of this folder", _resume),

@@ -1,0 +1,71 @@
+"""`ModelSampler`: answer a server's sampling requests with a tether model, if approved."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+from tether.mcp._requests import SamplingRequest, SamplingResponse
+
+if TYPE_CHECKING:
+    from tether.model import ChatModelBase
+
+__all__ = ["ModelSampler", "SamplingApproval"]
+
+SamplingApproval = Callable[[SamplingRequest], Awaitable[bool]]
+"""Decides one sampling request (e.g. shows it to the user and asks)."""
+
+
+class ModelSampler:
+    """A `SamplingHandler` that asks `approve`, then answers with `model`.
+
+    Without `approve` every request is refused: a server only reaches the model when
+    someone said yes; at most `max_requests` are answered (give each server its own
+    sampler for a per-server limit).
+
+    Args:
+        model: The model that answers (e.g. the agent's).
+        approve: Says yes or no to each request (default: no to all).
+        max_requests: How many requests this sampler answers in all (None: no limit).
+    """
+
+    def __init__(
+        self,
+        model: ChatModelBase,
+        approve: SamplingApproval | None = None,
+        *,
+        max_requests: int | None = 20,
+    ) -> None:
+        self.model = model
+        self.approve = approve
+        self.max_requests = max_requests
+        self.answered = 0
+        """How many requests were answered."""
+
+    async def __call__(self, request: SamplingRequest) -> SamplingResponse | None:
+        """The model's answer, or None (refused: not approved, or over the limit)."""
+        if self.approve is None or (
+            self.max_requests is not None and self.answered >= self.max_requests
+        ):
+            return None
+        if not await self.approve(request):
+            return None
+        from tether.message import AssistantMsg, Msg, SystemMsg, TextBlock, UserMsg
+        from tether.model import ChatRequest
+
+        messages: list[Msg] = [SystemMsg("system", request.system_prompt or "")]
+        for message in request.messages:
+            content = message.get("content")
+            parts = content if isinstance(content, list) else [content]
+            text = "\n".join(
+                str(p.get("text", "")) for p in parts if isinstance(p, dict) and "text" in p
+            )
+            role = AssistantMsg if message.get("role") == "assistant" else UserMsg
+            messages.append(role(request.server, text))
+        response = await self.model.generate(ChatRequest(messages=messages))
+        self.answered += 1
+        text = "".join(b.text for b in response.content if isinstance(b, TextBlock))
+        stop = "maxTokens" if response.stop_reason == "length" else "endTurn"
+        return SamplingResponse(
+            text=text, model=response.model_name or self.model.model_name, stop_reason=stop
+        )
