@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pg_helpers import POSTGRES_DSN
 from storage_helpers import REDIS_DB, REDIS_HOST, REDIS_PORT, sqlite_path
 
+from pg_helpers import POSTGRES_DSN
 from tether.app.storage import PostgresStorage, RedisStorage, SQLiteStorage, StorageBase
 from tether.testing.storage_conformance import StorageConformance, StorageFactory
 
