@@ -17,12 +17,15 @@ import os
 import re
 import shutil
 import socket
+from collections.abc import Iterator
 from functools import cache
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 from hypothesis import settings
+
+from pg_helpers import drop_schema, require_postgres, unique_schema
 
 # CI runs are reproducible (a fixed example sequence); local runs search anew each time.
 settings.register_profile("ci", derandomize=True)
@@ -88,6 +91,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "redis: needs the Redis server at TETHER_TEST_REDIS_URL")
     config.addinivalue_line("markers", "bwrap: needs bubblewrap on PATH")
     config.addinivalue_line("markers", "chromium: needs Chromium")
+    config.addinivalue_line("markers", "postgres: needs PostgreSQL at TETHER_POSTGRES_DSN")
 
 
 def _needs_redis(item: pytest.Item) -> bool:
@@ -109,12 +113,15 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         require_bwrap()
     if item.get_closest_marker("chromium"):
         require_chromium()
+    if item.get_closest_marker("postgres") or "pg_schema" in getattr(item, "fixturenames", ()):
+        require_postgres()
 
 
 _SKIP_REASONS = {
     "REDIS": re.compile(r"\bredis", re.IGNORECASE),
     "BWRAP": re.compile(r"bubblewrap|\bbwrap\b", re.IGNORECASE),
     "CHROMIUM": re.compile(r"chromium", re.IGNORECASE),
+    "POSTGRES": re.compile(r"postgres|psycopg|initdb", re.IGNORECASE),
 }
 
 
@@ -135,3 +142,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 def redis_url() -> str:
     """The suite's Redis URL (db 13 by default); the test deletes the keys it writes."""
     return REDIS_URL
+
+
+@pytest.fixture
+def pg_schema() -> Iterator[str]:
+    """A PostgreSQL schema of this test's own on `TETHER_POSTGRES_DSN`, dropped afterwards.
+
+    Skips (or fails, under `TETHER_REQUIRE_POSTGRES=1`) when no server answers.
+    """
+    require_postgres()
+    schema = unique_schema()
+    try:
+        yield schema
+    finally:
+        drop_schema(schema)

@@ -39,6 +39,7 @@ TetherError
 │   ├── SessionNotFoundError (KeyError)   update of a session that does not exist
 │   ├── SessionConflictError              another writer saved the session first
 │   ├── StorageUnavailableError (ConnectionError)  the backend can't be reached
+│   │   └── StorageBusyError              every pooled connection stayed in use
 │   ├── SessionCorruptedError             a stored record can't be decoded
 │   └── LeaseLostError                    another worker took over a session's reply
 └── ServiceError                          the HTTP service refused a request
@@ -100,6 +101,7 @@ __all__ = [
     "StateError",
     "StructuredOutputError",
     "StateVersionError",
+    "StorageBusyError",
     "StorageError",
     "StorageUnavailableError",
     "StreamInterruptedError",
@@ -277,6 +279,13 @@ class SessionConflictError(StorageError):
 
 class StorageUnavailableError(StorageError, ConnectionError):
     """The storage backend cannot be reached; nothing was written."""
+
+
+class StorageBusyError(StorageUnavailableError):
+    """Every connection of the storage's pool stayed in use for the pool's timeout.
+
+    Nothing was written. Raise the pool size, or lower the load on this worker.
+    """
 
 
 class SessionCorruptedError(StorageError):

@@ -1,4 +1,4 @@
-"""Fixtures: the service on a real port, over SQLite and over Redis."""
+"""Fixtures: the service on a real port, over SQLite, Redis and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -12,9 +12,12 @@ import pytest
 from svc_agents import make_agent
 from svc_helpers import REDIS_URL, ThreadServer, drop_redis_prefix, redis_or_skip, unique
 
+from pg_helpers import POSTGRES_DSN
 from tether.app.server import create_app
 from tether.app.storage import (
     EventLogBase,
+    PostgresEventLog,
+    PostgresStorage,
     RedisEventLog,
     RedisStorage,
     SQLiteEventLog,
@@ -40,6 +43,16 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
     if request.param == "sqlite":
         db = tmp_path / "sessions.db"
         yield Backend("sqlite", lambda: (SQLiteStorage(db), SQLiteEventLog(tmp_path / "events.db")))
+        return
+    if request.param == "postgres":
+        schema = request.getfixturevalue("pg_schema")
+        yield Backend(
+            "postgres",
+            lambda: (
+                PostgresStorage(POSTGRES_DSN, schema=schema),
+                PostgresEventLog(POSTGRES_DSN, schema=schema),
+            ),
+        )
         return
     redis_or_skip()
     prefix = unique("tsvc")

@@ -48,7 +48,7 @@ def test_serve_with_no_arguments_runs_the_offline_demo(tmp_path):
 def test_workers_need_redis(tmp_path):
     done = _serve("--workers", "2", cwd=tmp_path)
     assert done.returncode == 2
-    assert "--workers > 1 needs a Redis storage" in done.stderr
+    assert "--workers > 1 needs a Redis or PostgreSQL storage" in done.stderr
 
 
 def test_no_keys_refuses_a_public_address(tmp_path):

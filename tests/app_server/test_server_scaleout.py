@@ -1,4 +1,5 @@
-"""Three `tether serve` processes on one Redis: any worker streams, resumes, takes over."""
+"""Three `tether serve` processes on one Redis or PostgreSQL: any worker streams, resumes,
+takes over."""
 
 from __future__ import annotations
 
@@ -23,16 +24,18 @@ from svc_helpers import (
     user,
 )
 
+from pg_helpers import POSTGRES_DSN, drop_schema, require_postgres, unique_schema, with_options
+
 KEY = "sk-scaleout-7f3a9c1e5b"
 
 
 class Cluster:
-    def __init__(self, tmp: Path, work: Path, prefix: str, n: int) -> None:
+    def __init__(self, tmp: Path, work: Path, storage: str, prefix: str, n: int) -> None:
         keys = tmp / "keys.txt"
         keys.write_text(f"# test keys\n{KEY} alice\n")
         args = [
             "--agents", "svc_agents:agents",
-            "--storage", REDIS_URL,
+            "--storage", storage,
             "--redis-prefix", prefix,
             "--api-keys-file", str(keys),
             "--lease-ttl", "2",
@@ -60,19 +63,30 @@ class Cluster:
             server.stop()
 
 
-@pytest.fixture(scope="module")
-def workers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    redis_or_skip()
+@pytest.fixture(scope="module", params=["redis"])
+def workers(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Cluster]:
+    if request.param == "redis":
+        redis_or_skip()
+        storage = REDIS_URL
+    else:
+        require_postgres()
+        schema = unique_schema()
+        storage = with_options(POSTGRES_DSN, schema=schema)
     tmp = tmp_path_factory.mktemp("scaleout")
     work = tmp / "work"
     work.mkdir()
     prefix = unique("tsvc-scale")
-    cluster = Cluster(tmp, work, prefix, 3)
+    cluster = Cluster(tmp, work, storage, prefix, 3)
     try:
         yield cluster
     finally:
         cluster.stop()
-        drop_redis_prefix(prefix)
+        if request.param == "redis":
+            drop_redis_prefix(prefix)
+        else:
+            drop_schema(schema)
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The public conformance suite, run against SQLite and a real Redis."""
+"""The public conformance suite, run against SQLite, a real Redis and a real PostgreSQL."""
 
 from __future__ import annotations
 
@@ -7,16 +7,20 @@ from pathlib import Path
 import pytest
 from storage_helpers import REDIS_DB, REDIS_HOST, REDIS_PORT, sqlite_path
 
-from tether.app.storage import RedisStorage, SQLiteStorage, StorageBase
+from pg_helpers import POSTGRES_DSN
+from tether.app.storage import PostgresStorage, RedisStorage, SQLiteStorage, StorageBase
 from tether.testing.storage_conformance import StorageConformance, StorageFactory
 
 
 class TestStorageConformance(StorageConformance):
-    @pytest.fixture(params=["sqlite", "redis"])
+    @pytest.fixture(params=["sqlite", "redis", "postgres"])
     def storage_factory(self, request: pytest.FixtureRequest, tmp_path: Path) -> StorageFactory:
         if request.param == "sqlite":
             path = sqlite_path(tmp_path)
             return lambda: SQLiteStorage(path)
+        if request.param == "postgres":
+            schema = request.getfixturevalue("pg_schema")
+            return lambda: PostgresStorage(POSTGRES_DSN, schema=schema)
         prefix = request.getfixturevalue("redis_prefix")
 
         def make() -> StorageBase:

@@ -1,4 +1,4 @@
-"""`tether serve`: the HTTP service (and web UI) over SQLite or Redis, one or many workers."""
+"""`tether serve`: the HTTP service (and web UI) over SQLite, Redis or PostgreSQL; many workers."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ __all__ = ["add_serve_parser", "app_from_env"]
 _ENV = "TETHER_SERVE_CONFIG"
 _KEEP_ALIVE = 75  # seconds an idle keep-alive connection stays open
 _DEFAULT_STORAGE = "sqlite:///./.tether/sessions.db"
+_SHARED = ("redis://", "rediss://", "postgresql://", "postgres://")
+"""Storages that many workers can share."""
 
 
 def add_serve_parser(sub: Any) -> None:
@@ -22,11 +24,15 @@ def add_serve_parser(sub: Any) -> None:
         "--agents", default=None, help="MODULE:ATTR naming agent_id -> Agent (or a callable)"
     )
     p.add_argument(
-        "--storage", default=_DEFAULT_STORAGE, help="sqlite:///path.db or redis://host:port/db"
+        "--storage",
+        default=_DEFAULT_STORAGE,
+        help="sqlite:///path.db, redis://host:port/db or postgresql://user@host:port/db",
     )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    p.add_argument("--workers", type=int, default=1, help="worker processes (>1 needs Redis)")
+    p.add_argument(
+        "--workers", type=int, default=1, help="worker processes (>1 needs Redis or PostgreSQL)"
+    )
     p.add_argument("--api-keys-file", default=None, help="file of `key user_id` lines")
     p.add_argument("--model", default=None, help="provider:name, serve a plain assistant on it")
     p.add_argument("--redis-prefix", default="tether", help="key prefix in Redis (default tether)")
@@ -66,13 +72,13 @@ def run_serve(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as exc:  # the `server` extra is not installed
         raise MissingDependencyError(exc.name or "fastapi", "server", "`tether serve`") from None
 
-    is_redis = args.storage.startswith(("redis://", "rediss://"))
+    shared = args.storage.startswith(_SHARED)
     if args.workers < 1:
         return _fail("--workers must be at least 1")
-    if args.workers > 1 and not is_redis:
+    if args.workers > 1 and not shared:
         return _fail(
-            "--workers > 1 needs a Redis storage (e.g. --storage redis://localhost:6379/0): "
-            "SQLite serves one worker"
+            "--workers > 1 needs a Redis or PostgreSQL storage (e.g. --storage "
+            "redis://localhost:6379/0 or postgresql://localhost/tether): SQLite serves one worker"
         )
     try:
         keys = keys_from_file(args.api_keys_file) if args.api_keys_file else {}
@@ -187,17 +193,7 @@ def _agents(config: dict[str, Any]) -> Any:
 
 
 def _storage(url: str, prefix: str) -> tuple[Any, Any]:
-    from tether.app.server import events_path
-    from tether.app.storage import RedisEventLog, RedisStorage, SQLiteEventLog, SQLiteStorage
-    from tether.errors import ConfigError
+    from tether.app.storage import event_log_for, storage_from_url
 
-    if url.startswith(("redis://", "rediss://")):
-        return RedisStorage(url=url, key_prefix=prefix), RedisEventLog(
-            url, key_prefix=f"{prefix}:events"
-        )
-    if url.startswith("sqlite:///"):
-        path = url.removeprefix("sqlite:///") or "./.tether/sessions.db"
-        return SQLiteStorage(path), SQLiteEventLog(events_path(path))
-    raise ConfigError(
-        f"--storage must be sqlite:///path.db or redis://host:port/db, got {_safe(url)!r}"
-    )
+    storage = storage_from_url(url, prefix=prefix)
+    return storage, event_log_for(storage)

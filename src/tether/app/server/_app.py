@@ -30,14 +30,8 @@ from tether.app.server._replies import router as replies_router
 from tether.app.server._runs import Runs
 from tether.app.server._sessions import router as sessions_router
 from tether.app.server._titles import router as titles_router
-from tether.app.storage import (
-    EventLogBase,
-    RedisEventLog,
-    RedisStorage,
-    SQLiteEventLog,
-    SQLiteStorage,
-    StorageBase,
-)
+from tether.app.storage import EventLogBase, StorageBase
+from tether.app.storage._url import event_log_for, events_path
 from tether.errors import ConfigError, TetherError
 
 __all__ = ["STATIC_DIR", "create_app", "event_log_for", "events_path"]
@@ -46,29 +40,6 @@ log = logging.getLogger("tether.server")
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "web" / "static"
 """Where the web UI's files are; mounted at `/` when the folder exists."""
-
-
-def events_path(sessions_path: str) -> str:
-    """The event log's SQLite file next to the sessions' (`x.db` → `x.events.db`).
-
-    A file of its own: two connections writing one file make SQLite's busy handler
-    sleep, and a log append would wait behind a session save.
-    """
-    if sessions_path == ":memory:":
-        return sessions_path
-    path = Path(sessions_path)
-    return str(path.with_name(f"{path.stem}.events{path.suffix or '.db'}"))
-
-
-def event_log_for(storage: StorageBase) -> EventLogBase:
-    """The event log that lives next to `storage` (same SQLite file, same Redis server)."""
-    if isinstance(storage, SQLiteStorage):
-        return SQLiteEventLog(events_path(storage.path), busy_timeout=storage.busy_timeout)
-    if isinstance(storage, RedisStorage):
-        return RedisEventLog(storage.address, key_prefix=f"{storage.key_prefix}:events")
-    raise ConfigError(
-        f"no event log is known for {type(storage).__name__}; pass `events=` to `create_app`"
-    )
 
 
 def create_app(

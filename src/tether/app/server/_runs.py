@@ -232,6 +232,7 @@ class Runs:
 
     async def _run(self, run: _Run) -> None:
         heart = asyncio.create_task(self._heartbeat(run))
+        refused: Exception | None = None  # the caller's error, answered once released
         try:
             await self._drive(run)
             self._keep(run)
@@ -239,7 +240,7 @@ class Runs:
             log.warning("session %s: lease taken over; this run stopped", run.ref.session_id)
         except Exception as exc:  # a provider error, a storage error: end with an error event
             if not run.started.done() and isinstance(exc, _CALLER_ERRORS):
-                run.started.set_exception(exc)
+                refused = exc
             else:
                 reply_id = _reply_id(run)
                 run.tail.append(
@@ -254,7 +255,7 @@ class Runs:
             # client's socket timeout to unwind, and the lease is released below anyway.
             heart.cancel()
             await asyncio.wait({heart}, timeout=1.0)
-            await self._finish(run)
+            await self._finish(run, refused)
 
     async def _drive(self, run: _Run) -> None:
         """Pump the reply; on an interrupt, stop it and end it as interrupted."""
@@ -405,8 +406,12 @@ class Runs:
             except StorageError:
                 continue  # a blip: the next renewal retries well before the lease expires
 
-    async def _finish(self, run: _Run) -> None:
-        """Log the held-back events with the end marker and release the lease."""
+    async def _finish(self, run: _Run, refused: Exception | None = None) -> None:
+        """Log the held-back events with the end marker and release the lease.
+
+        `refused` (the caller's error that stopped the run before it started) is answered
+        only now: a request sent right after that answer finds the lease free.
+        """
         self._runs.pop(run.ref.key, None)
         try:
             await self._flush(run)
@@ -417,7 +422,10 @@ class Runs:
         except StorageError as exc:
             log.warning("session %s: could not release its lease (%s)", run.ref.session_id, exc)
         if not run.started.done():
-            run.started.set_result(None)
+            if refused is not None:
+                run.started.set_exception(refused)
+            else:
+                run.started.set_result(None)
 
     async def close(self, grace: float = 10.0) -> None:
         """Take no new replies; let running ones end (up to `grace` s), then stop them."""

@@ -1,9 +1,12 @@
-"""Session storage: `StorageBase`, `SQLiteStorage` (the embedded default), `RedisStorage`.
+"""Session storage: `StorageBase`, `SQLiteStorage` (the default), Redis and PostgreSQL.
 
-Also the service's event logs and leases: `EventLogBase`, `SQLiteEventLog`, `RedisEventLog`.
+`RedisStorage` and `PostgresStorage` are for many workers. The service's event logs and
+leases: `EventLogBase`, `SQLiteEventLog`, `RedisEventLog`, `PostgresEventLog`;
+`storage_from_url` builds a storage from a URL, `event_log_for` the log next to it.
 
-`RedisStorage` imports `redis` only when constructed. The names load on first use (module
-`__getattr__`, PEP 562): a chat on SQLite does not import the Redis backends or the event logs.
+`RedisStorage` imports `redis` only when constructed, `PostgresStorage` `psycopg`. The
+names load on first use (module `__getattr__`, PEP 562): a chat on SQLite does not import
+the Redis or PostgreSQL backends or the event logs.
 """
 
 from __future__ import annotations
@@ -15,8 +18,10 @@ from tether import _lazy
 if TYPE_CHECKING:
     from tether.app.storage._base import StorageBase
     from tether.app.storage._events import ActiveRun, EventLogBase, Lease, LogEntry, LogItem, LogKey
+    from tether.app.storage._events_postgres import PostgresEventLog
     from tether.app.storage._events_redis import RedisEventLog
     from tether.app.storage._events_sqlite import SQLiteEventLog
+    from tether.app.storage._postgres import PostgresStorage
     from tether.app.storage._record import (
         SessionDelta,
         SessionInfo,
@@ -28,6 +33,7 @@ if TYPE_CHECKING:
     )
     from tether.app.storage._redis import RedisStorage
     from tether.app.storage._sqlite import DEFAULT_SQLITE_PATH, SQLiteStorage
+    from tether.app.storage._url import event_log_for, storage_from_url
     from tether.errors import SessionInputError
 
 __all__ = [
@@ -38,6 +44,8 @@ __all__ = [
     "LogEntry",
     "LogItem",
     "LogKey",
+    "PostgresEventLog",
+    "PostgresStorage",
     "RedisEventLog",
     "RedisStorage",
     "SQLiteEventLog",
@@ -51,6 +59,8 @@ __all__ = [
     "SessionVersion",
     "StorageBase",
     "StoredSession",
+    "event_log_for",
+    "storage_from_url",
 ]
 
 _HOMES = {
@@ -61,6 +71,8 @@ _HOMES = {
     "LogEntry": "tether.app.storage._events",
     "LogItem": "tether.app.storage._events",
     "LogKey": "tether.app.storage._events",
+    "PostgresEventLog": "tether.app.storage._events_postgres",
+    "PostgresStorage": "tether.app.storage._postgres",
     "RedisEventLog": "tether.app.storage._events_redis",
     "RedisStorage": "tether.app.storage._redis",
     "SQLiteEventLog": "tether.app.storage._events_sqlite",
@@ -74,9 +86,16 @@ _HOMES = {
     "SessionVersion": "tether.app.storage._record",
     "StorageBase": "tether.app.storage._base",
     "StoredSession": "tether.app.storage._record",
+    "event_log_for": "tether.app.storage._url",
+    "storage_from_url": "tether.app.storage._url",
 }
 """Where each name of `__all__` lives."""
-_OWN_MODULE = set(_HOMES) - {"DEFAULT_SQLITE_PATH", "SessionInputError"}
+_OWN_MODULE = set(_HOMES) - {
+    "DEFAULT_SQLITE_PATH",
+    "SessionInputError",
+    "event_log_for",
+    "storage_from_url",
+}
 """Classes shown as `tether.app.storage.X` (the error lives in `tether.errors`)."""
 
 

@@ -80,6 +80,16 @@ class StorageBase(ABC):
         self._active = 0
         self._idle: asyncio.Event | None = None
 
+    @staticmethod
+    def from_url(url: str, *, prefix: str = "tether") -> StorageBase:
+        """The storage a URL names: `sqlite:///x.db`, `redis://…`, `postgresql://…`.
+
+        See `tether.app.storage.storage_from_url`; `ConfigError` for another scheme.
+        """
+        from tether.app.storage._url import storage_from_url
+
+        return storage_from_url(url, prefix=prefix)
+
     async def __aenter__(self) -> Self:
         await self.open()
         return self
