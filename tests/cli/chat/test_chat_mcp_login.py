@@ -41,7 +41,7 @@ def locked(project: Path) -> Iterator[None]:
 
 
 def test_mcp_status_login_logout(terminal, script, locked) -> None:
-    term = terminal("--model", script([]))
+    term = terminal("--trust-folder", "--model", script([]))
     term.prompt_ready(1)
     term.type("/mcp")
     term.wait_for(r"tracker: needs login, 0 tools")
@@ -66,7 +66,7 @@ def test_a_server_prompt_runs_as_a_slash_command(terminal, script, project, home
 
     servers = {"feat": {"command": sys.executable, "args": [str(FEATURES)]}}
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
-    term = terminal("--model", script([{"text": "Looks fine to me."}]))
+    term = terminal("--trust-folder", "--model", script([{"text": "Looks fine to me."}]))
     term.prompt_ready(1)
     term.type("/mcp__feat__review rust focus=style")
     term.wait_for("Looks fine to me.")

@@ -100,7 +100,8 @@ def test_nothing_reaches_the_terminal_raw(tmp_path, home, project, hostile_files
     assert screen.count("␛]52;c;ZXZpbA==␇") >= 4  # model text, file, call line, question
     assert "\\x9b2J\\x9d0;c1-title\\x9c" in screen
     assert "abc\\u202eevil\\u2066x\\u2069" in screen
-    assert "name␛]0;file-title␇␛[2J\\u202eexe.txt" in screen  # the file name, from Glob
+    # The file name, from Glob (its summary line is cut to the width, after the tmp path).
+    assert "name␛]0;file-title␇␛[2J" in screen
     assert "click (http://evil.example/)" in screen  # a Markdown link shows its address
     assert " ? tether asks · permission for call " in screen
     for raw in (b"\x1b]", b"\xc2\x9b", b"\xc2\x9d", "\u202e".encode(), b"\x1b[2J"):

@@ -136,9 +136,9 @@ def test_adversarial_markdown_renders_1mb_in_under_a_second(ui: UI, site: str) -
     growth = [
         (name, round(large / small, 1))
         for name, small, large in rows
-        if small and large > 12 * max(small, 1.0)
+        if small and large > 15 * max(small, 1.0)  # layout included: noisier than parsing
     ]
-    assert growth == [], f"not linear (1 MB vs 100 kB CPU time ratio > 12): {growth}"
+    assert growth == [], f"not linear (1 MB vs 100 kB CPU time ratio > 15): {growth}"
 
 
 PAYLOADS = [

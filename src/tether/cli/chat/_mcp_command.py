@@ -5,6 +5,7 @@ from __future__ import annotations
 import webbrowser
 from typing import TYPE_CHECKING
 
+from tether.cli._sanitize import visible
 from tether.errors import ConfigError, MCPConnectionError
 
 if TYPE_CHECKING:
@@ -52,7 +53,17 @@ async def mcp_command(ctx: SlashContext, arg: str) -> bool:
 
 async def _status(ctx: SlashContext) -> None:
     if not ctx.chat.mcps:
-        _say(ctx, "no MCP servers (add them to .mcp.json or [mcp_servers] in .tether/config.toml)")
+        if not ctx.chat.options.trusted:
+            _say(
+                ctx,
+                "no MCP servers (a project's .mcp.json and [mcp_servers] start only once you "
+                "trust the folder: `tether trust`; yours go in ~/.config/tether/config.toml)",
+            )
+        else:
+            _say(
+                ctx,
+                "no MCP servers (add them to .mcp.json or [mcp_servers] in .tether/config.toml)",
+            )
         return
     for client in ctx.chat.mcps:
         tools = await client.list_tools(ctx.chat.agent.state)
@@ -64,7 +75,8 @@ async def _status(ctx: SlashContext) -> None:
 
 
 def _say(ctx: SlashContext, line: str) -> None:
-    ctx.console.print(line, markup=False, highlight=False)
+    # Server names, statuses and tool names come from outside: controls are shown, not obeyed.
+    ctx.console.print(visible(line), markup=False, highlight=False)
 
 
 async def prompt_text(ctx: SlashContext, line: str) -> str | None:

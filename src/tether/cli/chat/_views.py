@@ -12,7 +12,6 @@ from tether.model import price_for
 __all__ = [
     "context_lines",
     "cost_lines",
-    "mcp_lines",
     "model_label",
     "plugin_lines",
     "status_line",
@@ -107,24 +106,6 @@ def _usd(value: float) -> str:
     if value >= 1 or value == 0:
         return f"${value:,.2f}"
     return f"${value:.6f}".rstrip("0")
-
-
-async def mcp_lines(chat: Chat) -> list[str]:
-    """Each MCP server with its tools (connecting to it if it was not yet)."""
-    if not chat.mcps:
-        if not chat.options.trusted:
-            return [
-                "no MCP servers (a project's .mcp.json and [mcp_servers] start only once you "
-                "trust the folder: `tether trust`; yours go in ~/.config/tether/config.toml)"
-            ]
-        return ["no MCP servers (add them to .mcp.json or [mcp_servers] in .tether/config.toml)"]
-    lines: list[str] = []
-    for client in chat.mcps:
-        tools = await client.list_tools(chat.agent.state)
-        where = "connected" if tools else "unavailable"
-        lines.append(f"{client.name}: {where}, {len(tools)} tools")
-        lines += [f"  {t.name}" for t in tools]
-    return lines
 
 
 def plugin_lines(chat: Chat) -> list[str]:
