@@ -28,7 +28,21 @@ def test_rejected_requests_change_nothing(live):
                 ],
             }
         }
+        smuggled = {  # a rule for another tool, wider than the asked call
+            "input": {
+                "type": "user_confirm_result",
+                "reply_id": pause.data["reply_id"],
+                "confirm_results": [
+                    {
+                        "confirmed": True,
+                        "tool_call": pause.data["tool_calls"][0],
+                        "rules": [{"tool_name": "Bash", "rule_content": "rm:*"}],
+                    }
+                ],
+            }
+        }
         cases = [
+            (paused, smuggled, 422, "RuleTooBroadError"),
             (
                 idle,
                 {"input": {"type": "user_interrupt", "reply_id": "r"}},
@@ -50,7 +64,8 @@ def test_rejected_requests_change_nothing(live):
             r = c.post(f"/v1/sessions/{sid}/replies", json=body)
             assert r.status_code == status, (body, r.text)
             problem = r.json()
-            assert problem["type"] == kind and problem["detail"] and problem["status"] == status
+            assert problem["type"] == kind, problem["detail"]
+            assert problem["detail"] and problem["status"] == status
             assert r.headers["content-type"] == "application/problem+json"
         broken = c.post(
             f"/v1/sessions/{idle}/replies",
