@@ -76,6 +76,7 @@ def test_nothing_reaches_the_terminal_raw(tmp_path, home, project, hostile_files
                 "tool_calls": [{"name": "Bash", "input": {"command": "cat evil.txt"}}],
             },
             {"tool_calls": [{"name": "Glob", "input": {"pattern": "name*"}}]},
+            {"tool_calls": [{"name": "Bash", "input": {"command": "ls"}}]},
             {"tool_calls": [{"name": "Bash", "input": {"command": f"touch '{PAYLOAD}'"}}]},
             {"text": "after"},
         ],
@@ -100,8 +101,9 @@ def test_nothing_reaches_the_terminal_raw(tmp_path, home, project, hostile_files
     assert screen.count("␛]52;c;ZXZpbA==␇") >= 4  # model text, file, call line, question
     assert "\\x9b2J\\x9d0;c1-title\\x9c" in screen
     assert "abc\\u202eevil\\u2066x\\u2069" in screen
-    # The file name, from Glob (its summary line is cut to the width, after the tmp path).
-    assert "name␛]0;file-title␇␛[2J" in screen
+    # The file name, from ls (Glob's one-line summary is cut after the tmp path, whose
+    # length depends on where the test runs).
+    assert "name␛]0;file-title␇␛[2J\\u202eexe.txt" in screen
     assert "click (http://evil.example/)" in screen  # a Markdown link shows its address
     assert " ? tether asks · permission for call " in screen
     for raw in (b"\x1b]", b"\xc2\x9b", b"\xc2\x9d", "\u202e".encode(), b"\x1b[2J"):
