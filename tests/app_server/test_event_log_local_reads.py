@@ -9,7 +9,16 @@ from typing import Any
 import pytest
 from svc_helpers import REDIS_URL, drop_redis_prefix, redis_or_skip, unique
 
-from tether.app.storage import EventLogBase, LogItem, LogKey, RedisEventLog, SQLiteEventLog
+from pg_helpers import POSTGRES_DSN, drop_schema, require_postgres, unique_schema
+from tether.app.server._stream import follow
+from tether.app.storage import (
+    EventLogBase,
+    LogItem,
+    LogKey,
+    PostgresEventLog,
+    RedisEventLog,
+    SQLiteEventLog,
+)
 
 KEY = LogKey("alice", "s1")
 
@@ -107,3 +116,41 @@ def test_following_a_run_this_log_holds_never_asks_for_the_lease(
             assert seen == ['{"n": "a"}', '{"n": "b"}'] and not log.holds(KEY)
 
     asyncio.run(scenario())
+
+
+def test_postgres_local_reads_equal_the_table_and_follow_other_workers() -> None:
+    require_postgres()
+    schema = unique_schema()
+    try:
+        asyncio.run(_scenario(*(PostgresEventLog(POSTGRES_DSN, schema=schema) for _ in range(3))))
+    finally:
+        drop_schema(schema)
+
+
+def test_postgres_notify_ahead_of_the_kept_entries_reads_the_table() -> None:
+    """A NOTIFY can land before the append that sent it returns (its entries not kept
+    here yet): a read then goes to the table, so a follower woken by it never spins."""
+    require_postgres()
+    schema = unique_schema()
+
+    async def scenario() -> None:
+        here = PostgresEventLog(POSTGRES_DSN, schema=schema)
+        there = PostgresEventLog(POSTGRES_DSN, schema=schema)
+        async with here, there:
+            lease = await here.acquire(KEY, 5.0)
+            await here.append(lease, _items("a"))
+            assert await here.read(KEY, 1) == []  # kept here: nothing newer
+            # The same run's next append, committed without `here` keeping it: as seen
+            # between the NOTIFY and the return of `here`'s own statement.
+            await there.append(lease, _items("b"))
+            assert await here.wait(KEY, 1, 10.0)
+            assert [e.data for e in await here.read(KEY, 1)] == ['{"n": "b"}']
+            stream = follow(here, KEY, 1)
+            assert [e.seq for e in await asyncio.wait_for(anext(stream), 10.0)] == [2]
+            await stream.aclose()
+            await here.release(lease)
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        drop_schema(schema)

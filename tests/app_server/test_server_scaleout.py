@@ -63,7 +63,7 @@ class Cluster:
             server.stop()
 
 
-@pytest.fixture(scope="module", params=["redis"])
+@pytest.fixture(scope="module", params=["redis", "postgres"])
 def workers(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Cluster]:

@@ -412,7 +412,10 @@ class PostgresEventLog(EventLogBase):
     async def read(self, key: LogKey, after: int, limit: int = 500) -> list[LogEntry]:
         """Entries above `after`, in order (of a run this process holds: from memory)."""
         local = self._recent.read(key, after, limit) if key in self._held else None
-        if local is not None:
+        # A NOTIFY can arrive before the append that sent it returns and keeps its
+        # entries here: then read the table (answering "nothing new" from memory without
+        # awaiting would spin a follower that `wait` wakes at once, starving the loop).
+        if local is not None and (local or self._last.get(key, 0) <= after):
             return local
 
         async def run(conn: AsyncConnection[Any]) -> list[Any]:
