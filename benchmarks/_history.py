@@ -12,15 +12,13 @@ extra saves), or with `--cpu`, CPU time per save in this process (noisy).
 from __future__ import annotations
 
 import asyncio
-import os
-import re
 import secrets
 import sqlite3
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
+
+import _valgrind
 
 from tether.app.storage import RedisStorage, SQLiteStorage, StorageBase
 from tether.message import (
@@ -162,25 +160,12 @@ def workload(case: str, n: int, rounds: int, redis_port: int) -> list[float]:
     return timed
 
 
-_REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
-
-
 def instructions(src: str, case: str, n: int, rounds: int, redis_port: int) -> int:
     """Instructions of one process running `rounds` rounds of `case`."""
-    env = {**os.environ, "PYTHONPATH": src, "PYTHONHASHSEED": "0"}
-    command = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
-    child = [sys.executable, str(Path(__file__).with_name("storage.py")), "--history-child"]
-    out = subprocess.run(
-        [*command, *child, case, str(n), str(rounds), str(redis_port)],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
+    script = str(Path(__file__).with_name("storage.py"))
+    return _valgrind.instructions(
+        src, script, "--history-child", case, str(n), str(rounds), str(redis_port)
     )
-    found = _REFS.search(out.stderr)
-    if found is None:
-        raise RuntimeError(f"no instruction count in valgrind's output:\n{out.stderr[-2000:]}")
-    return int(found.group(1).replace(",", ""))
 
 
 def per_save(src: str, case: str, n: int, few: int, many: int, redis_port: int) -> float:

@@ -10,15 +10,13 @@ Each reply runs the loop workload with a SQLite checkpoint (7 save points) on a 
 from __future__ import annotations
 
 import asyncio
-import os
-import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+import _valgrind
+
 HERE = Path(__file__).resolve().parent
-_REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
 
 
 def workload(prior: int, replies: int, checkpoint: str) -> None:
@@ -52,20 +50,9 @@ def workload(prior: int, replies: int, checkpoint: str) -> None:
 
 
 def instructions(src: str, prior: int, replies: int, checkpoint: str) -> int:
-    env = {**os.environ, "PYTHONPATH": src, "PYTHONHASHSEED": "0"}
-    command = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
-    child = [sys.executable, str(HERE / "loop_overhead.py"), "--history-child"]
-    out = subprocess.run(
-        [*command, *child, str(prior), str(replies), checkpoint],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
-    found = _REFS.search(out.stderr)
-    if found is None:
-        raise RuntimeError(f"no instruction count in valgrind's output:\n{out.stderr[-2000:]}")
-    return int(found.group(1).replace(",", ""))
+    script = str(HERE / "loop_overhead.py")
+    args = ("--history-child", str(prior), str(replies), checkpoint)
+    return _valgrind.instructions(src, script, *args)
 
 
 def per_reply(src: str, prior: int, few: int, many: int, checkpoint: str) -> float:

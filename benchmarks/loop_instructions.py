@@ -23,12 +23,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import re
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+import _valgrind
 
 HERE = Path(__file__).resolve().parent
 CASES = ("reply", "stream", "floor", "checkpoint")
@@ -91,33 +90,9 @@ def _workload(case: str, replies: int) -> None:
     asyncio.run(run())
 
 
-_REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
-
-
 def instructions(src: str, case: str, replies: int) -> int:
     """Instructions of one process running `replies` replies of `case` on tree `src`."""
-    env = {**os.environ, "PYTHONPATH": src, "PYTHONHASHSEED": "0"}
-    out = subprocess.run(
-        [
-            "valgrind",
-            "--tool=cachegrind",
-            "--cache-sim=no",
-            "--cachegrind-out-file=/dev/null",
-            sys.executable,
-            __file__,
-            "--child",
-            case,
-            str(replies),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
-    found = _REFS.search(out.stderr)
-    if found is None:
-        raise RuntimeError(f"no instruction count in valgrind's output:\n{out.stderr}")
-    return int(found.group(1).replace(",", ""))
+    return _valgrind.instructions(src, __file__, "--child", case, str(replies))
 
 
 def per_reply(src: str, case: str, few: int, many: int) -> float:

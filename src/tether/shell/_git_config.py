@@ -14,7 +14,8 @@ import os
 import re
 import stat
 from dataclasses import dataclass
-from typing import Literal
+from enum import Enum
+from typing import Generic, Literal, TypeVar
 
 from tether.shell._git_syntax import config_entries
 
@@ -90,8 +91,45 @@ class _Parsed:
     """True if it sets `extensions.worktreeConfig` (git then reads `config.worktree`)."""
 
 
+_T = TypeVar("_T")
+
+
+class _Miss(Enum):
+    MISS = 0
+
+
+_MISS = _Miss.MISS
+
+
+class _StatCache(Generic[_T]):
+    """What was found at a path, kept while the path's stat signature stays the same.
+
+    At most 256 paths are kept; past that the cache starts again.
+    """
+
+    def __init__(self) -> None:
+        self._entries: dict[str, tuple[tuple[int, ...], _T]] = {}
+
+    def get(self, path: str, signature: tuple[int, ...]) -> _T | Literal[_Miss.MISS]:
+        """The value kept for `path` under `signature`, else `_MISS`."""
+        cached = self._entries.get(path)
+        return cached[1] if cached is not None and cached[0] == signature else _MISS
+
+    def put(self, path: str, signature: tuple[int, ...], value: _T) -> _T:
+        """Keep `value` for `path` under `signature`; return it."""
+        if len(self._entries) > 256:
+            self._entries.clear()
+        self._entries[path] = (signature, value)
+        return value
+
+
+def _identity(st: os.stat_result) -> tuple[int, int, int]:
+    """A directory's signature: its identity and mtime (an entry added or removed moves it)."""
+    return (st.st_dev, st.st_ino, st.st_mtime_ns)
+
+
 _ABSENT = _Parsed(None)
-_cache: dict[str, tuple[tuple[int, int, int, int], _Parsed]] = {}
+_parsed_files: _StatCache[_Parsed] = _StatCache()
 
 
 def _parse_file(path: str, text: str) -> _Parsed:
@@ -118,19 +156,15 @@ def _parsed(path: str) -> _Parsed:
     except (OSError, ValueError):
         return _Parsed(f"git would read the config {path}, which tether cannot read")
     signature = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-    cached = _cache.get(path)
-    if cached is not None and cached[0] == signature:
-        return cached[1]
+    cached = _parsed_files.get(path, signature)
+    if cached is not _MISS:
+        return cached
     try:
         with open(path, "rb") as f:
             text = f.read(1 << 20).decode("utf-8", "surrogateescape")
     except (OSError, ValueError):
         return _Parsed(f"git would read the config {path}, which tether cannot read")
-    found = _parse_file(path, text)
-    if len(_cache) > 256:
-        _cache.clear()
-    _cache[path] = (signature, found)
-    return found
+    return _parsed_files.put(path, signature, _parse_file(path, text))
 
 
 def _config_problem(path: str, depth: int = 0) -> tuple[str | None, bool]:
@@ -209,8 +243,9 @@ class _Layout:
     hooks: tuple[str, ...]
 
 
-_layouts: dict[str, tuple[tuple[int, int, int], _Layout]] = {}
-_hooks: dict[str, tuple[tuple[int, int, int], str | None]] = {}
+_layouts: _StatCache[_Layout] = _StatCache()
+_index_hooks: _StatCache[str | None] = _StatCache()
+_any_hooks: _StatCache[str | None] = _StatCache()
 
 
 def _common_dir(git_dir: str) -> tuple[str, bool]:
@@ -232,10 +267,10 @@ def _layout(git_dir: str, st: os.stat_result | None) -> _Layout:
     A `commondir` file added or removed changes the directory's mtime; one that exists is
     read every time (its content may change without touching the directory).
     """
-    key = (st.st_dev, st.st_ino, st.st_mtime_ns) if st is not None else None
-    cached = _layouts.get(git_dir)
-    if key is not None and cached is not None and cached[0] == key:
-        return cached[1]
+    key = _identity(st) if st is not None else None
+    cached = _layouts.get(git_dir, key) if key is not None else _MISS
+    if cached is not _MISS:
+        return cached
     common, linked = _common_dir(git_dir)
     layout = _Layout(
         config=os.path.join(common, "config"),
@@ -243,9 +278,7 @@ def _layout(git_dir: str, st: os.stat_result | None) -> _Layout:
         hooks=tuple(dict.fromkeys((os.path.join(common, "hooks"), os.path.join(git_dir, "hooks")))),
     )
     if key is not None and not linked:
-        if len(_layouts) > 256:
-            _layouts.clear()
-        _layouts[git_dir] = (key, layout)
+        _layouts.put(git_dir, key, layout)
     return layout
 
 
@@ -259,18 +292,11 @@ def _index_hook(hooks: str) -> str | None:
         st = os.stat(hooks)
     except (OSError, ValueError):
         return None
-    key = (st.st_dev, st.st_ino, st.st_mtime_ns)
-    cached = _hooks.get(hooks)
-    if cached is not None and cached[0] == key:
-        return cached[1]
+    cached = _index_hooks.get(hooks, _identity(st))
+    if cached is not _MISS:
+        return cached
     found = next((h for h in _INDEX_HOOKS if os.path.lexists(os.path.join(hooks, h))), None)
-    if len(_hooks) > 256:
-        _hooks.clear()
-    _hooks[hooks] = (key, found)
-    return found
-
-
-_any_hooks: dict[str, tuple[tuple[int, int, int], str | None]] = {}
+    return _index_hooks.put(hooks, _identity(st), found)
 
 
 def _any_hook(hooks: str) -> str | None:
@@ -279,19 +305,14 @@ def _any_hook(hooks: str) -> str | None:
         st = os.stat(hooks)
     except (OSError, ValueError):
         return None
-    key = (st.st_dev, st.st_ino, st.st_mtime_ns)
-    cached = _any_hooks.get(hooks)
-    if cached is not None and cached[0] == key:
-        return cached[1]
+    cached = _any_hooks.get(hooks, _identity(st))
+    if cached is not _MISS:
+        return cached
     try:
         names = sorted(n for n in os.listdir(hooks) if not n.endswith(".sample"))
     except OSError:
         names = ["(unreadable)"]
-    found = names[0] if names else None
-    if len(_any_hooks) > 256:
-        _any_hooks.clear()
-    _any_hooks[hooks] = (key, found)
-    return found
+    return _any_hooks.put(hooks, _identity(st), names[0] if names else None)
 
 
 def _bare_hooks_problem(git_dir: str, layout: _Layout) -> str | None:
