@@ -33,6 +33,7 @@ from tether.app.storage._record import (
     StoredSession,
     check_id,
 )
+from tether.app.storage._url import storage_from_url
 from tether.errors import (
     LeaseLostError,
     SessionConflictError,
@@ -86,8 +87,6 @@ class StorageBase(ABC):
 
         See `tether.app.storage.storage_from_url`; `ConfigError` for another scheme.
         """
-        from tether.app.storage._url import storage_from_url
-
         return storage_from_url(url, prefix=prefix)
 
     async def __aenter__(self) -> Self:
