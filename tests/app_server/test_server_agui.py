@@ -11,13 +11,12 @@ import uuid
 from typing import Any
 
 import httpx
-import pytest
-from conftest import Live
+from ag_ui.core import Event
 from pydantic import TypeAdapter
 
-ag_ui = pytest.importorskip("ag_ui.core", reason="ag-ui-protocol is not installed")
+from conftest import Live
 
-EVENT = TypeAdapter(ag_ui.Event)
+EVENT: TypeAdapter[Any] = TypeAdapter(Event)
 
 
 def run_input(thread: str, messages: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
@@ -110,7 +109,9 @@ def test_interrupt_approved(live: Live) -> None:
     with live.client() as client:
         interrupt = interrupted(client, "t3")
         assert live.runs() == []
-        resume = [{"interruptId": interrupt.id, "status": "resolved", "payload": {"approved": True}}]
+        resume = [
+            {"interruptId": interrupt.id, "status": "resolved", "payload": {"approved": True}}
+        ]
         events = run(client, run_input("t3", [], resume=resume))
     assert live.runs() == ["save_note a"]
     result = next(e for e in events if e.type.value == "TOOL_CALL_RESULT")
