@@ -168,7 +168,7 @@ def test_a_list_of_rules_or_output_blocks_changed_in_place_is_seen() -> None:
 
 
 def test_a_message_remembered_as_loaded_gives_its_stored_bytes_until_it_changes() -> None:
-    from tether.state import message_json, remember_message_json
+    from tether.state._json import message_json, remember_message_json
 
     state = _state()
     stored = [message_json(m) for m in state.context]
@@ -184,7 +184,7 @@ def test_a_message_remembered_as_loaded_gives_its_stored_bytes_until_it_changes(
 
 
 def test_a_wrong_value_assigned_unvalidated_is_still_written() -> None:
-    from tether.state import message_json
+    from tether.state._json import message_json
 
     msg = UserMsg("user", "x")
     msg.content = "a plain string"  # type: ignore[assignment]
