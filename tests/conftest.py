@@ -92,6 +92,20 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "bwrap: needs bubblewrap on PATH")
     config.addinivalue_line("markers", "chromium: needs Chromium")
     config.addinivalue_line("markers", "postgres: needs PostgreSQL at TETHER_POSTGRES_DSN")
+    config.addinivalue_line(
+        "markers", "slow: whole-system runs (browser, terminal, protocol suites); -m 'not slow'"
+    )
+
+
+SLOW_FOLDERS = ("e2e", "conformance", "protocols")
+"""Folders of whole-system tests, marked `slow` (the README command still runs them)."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        parts = item.path.parts
+        if "tests" in parts and parts[parts.index("tests") + 1] in SLOW_FOLDERS:
+            item.add_marker(pytest.mark.slow)
 
 
 def _needs_redis(item: pytest.Item) -> bool:

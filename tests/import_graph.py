@@ -3,9 +3,12 @@
     python tests/import_graph.py      # prints the graph, cycles, private and lazy imports
     python tests/import_graph.py --any  # counts `Any` in public signatures, by package
 
-A package is `tether.<name>` (`tether.app.storage` counts as `app`). Only module-level
-imports outside `if TYPE_CHECKING:` count as edges; imports inside functions are listed
-separately (a function-level import must never be what keeps a cycle away).
+A package is `tether.<name>` (`tether.app.storage` counts as `app`; `from tether import
+x` counts as an import of `tether.x`). Only module-level imports outside
+`if TYPE_CHECKING:` count as edges; imports inside functions are listed separately (a
+function-level import must never be what keeps a cycle away). The contracts in
+`.importlinter` (`lint-imports`) state the layers over every import, function-level ones
+included.
 """
 
 from __future__ import annotations
@@ -50,6 +53,9 @@ def package_of(module: str) -> str | None:
 def _imports(node: ast.AST) -> Iterator[str]:
     for sub in ast.walk(node):
         if isinstance(sub, ast.ImportFrom) and sub.module and sub.level == 0:
+            if sub.module == "tether":  # `from tether import x`: the package (or root helper) x
+                yield from (f"tether.{a.name}" for a in sub.names if a.name != "__version__")
+                continue
             yield sub.module
             yield from (f"{sub.module}.{a.name}" for a in sub.names if a.name.startswith("_"))
         elif isinstance(sub, ast.Import):

@@ -1,13 +1,14 @@
-"""Leaves never import the trunk; `import tether` loads no optional SDK."""
+"""Leaves never import the trunk; `import tether` loads no optional SDK; the contracts hold."""
 
 from __future__ import annotations
 
 import ast
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from import_graph import build, cycles, parse
+from import_graph import _imports, build, cycles, parse
 
 SRC = Path(__file__).parent.parent / "src" / "tether"
 LEAVES = [
@@ -24,27 +25,37 @@ LEAVES = [
     "state",
     "credential",
     "_loop",
+    "tracing",
 ]
 TRUNK = ("tether.agent", "tether.app", "tether.cli")
-LOOP_DOC = (SRC / "_loop" / "__init__.py").read_text()
-LOOP_MAY_IMPORT = {
-    line.strip()[2:]
-    for line in LOOP_DOC.split("no others;", 1)[1].splitlines()
-    if line.strip().startswith("- tether.")
+
+
+def declared_private_imports(init: Path) -> set[str]:
+    """The private modules of other packages a package's docstring says it may import."""
+    doc = ast.get_docstring(parse(init)) or ""
+    if "no others;" not in doc:
+        return set()
+    listed = doc.split("no others;", 1)[1].splitlines()
+    return {line.strip()[2:] for line in listed if line.strip().startswith("- tether.")}
+
+
+LOOP_MAY_IMPORT = declared_private_imports(SRC / "_loop" / "__init__.py")
+MAY_IMPORT = {
+    str(init.parent.relative_to(SRC)) + "/": declared_private_imports(init)
+    for init in SRC.rglob("__init__.py")
+    if declared_private_imports(init)
 }
+"""Folder (`_loop/`, `app/storage/`) -> the private modules its docstring lists."""
 # Private cross-package imports outside the loop's declared list: none is left; a new one
 # fails.
 KNOWN_PRIVATE: set[tuple[str, str]] = set()
 # No package cycle is left (`PermissionRule` lives in the root helper `tether._rule`, below
 # `message`); a new cycle fails.
 KNOWN_CYCLES: list[list[str]] = []
-# Function-level imports that would close a package cycle if they were module level.
-# DESIGN allows the Toolkit's lazy import of `skill` for a plain path string (the seed's
-# `Toolkit(skills_or_loaders=["skills/"])` has no loader object to ask). The plugin
-# scheduler is built by `Plugin.scheduler_for`, so `tool/` no longer imports `plugin`.
-KNOWN_LAZY_CYCLE_BREAKERS = {
-    ("tool/_toolkit.py", "tether.skill"),
-}
+# Function-level imports that would close a package cycle if they were module level: none.
+# The Toolkit names the skill-folder loader and loads it by name (`tether._lazy`), and the
+# plugin scheduler is built by `Plugin.scheduler_for`, so `tool/` imports neither.
+KNOWN_LAZY_CYCLE_BREAKERS: set[tuple[str, str]] = set()
 GROUND = ["message", "permission", "middleware", "credential", "shell"]
 
 
@@ -83,6 +94,8 @@ def test_ground_level_packages_import_nothing_above_them() -> None:
         "tether.skill",
         "tether.context",
         "tether.state",
+        "tether._loop",
+        "tether.tracing",
         *TRUNK,
     )
     offenders = []
@@ -140,9 +153,8 @@ def test_the_cycle_check_sees_a_new_cycle() -> None:
 def test_no_private_cross_package_import_outside_the_loops_declared_list() -> None:
     offenders = []
     for where, module in build().private:
-        if where.startswith("_loop/") and any(
-            module == m or module.startswith(m + ".") for m in LOOP_MAY_IMPORT
-        ):
+        allowed = {m for folder, ms in MAY_IMPORT.items() if where.startswith(folder) for m in ms}
+        if any(module == m or module.startswith(m + ".") for m in allowed):
             continue
         if where.startswith("agent/") and module.startswith("tether._loop"):
             continue  # the loop's one client
@@ -150,6 +162,14 @@ def test_no_private_cross_package_import_outside_the_loops_declared_list() -> No
             offenders.append(f"{where} imports {module}")
     assert offenders == []
     assert LOOP_MAY_IMPORT, "the _loop docstring lists what it may import"
+
+
+def test_every_declared_private_import_is_used() -> None:
+    # The lists stay exact: a module no longer reached is struck from the docstring.
+    used = build().private
+    for folder, modules in MAY_IMPORT.items():
+        for module in modules:
+            assert any(w.startswith(folder) and m == module for w, m in used), (folder, module)
 
 
 def test_only_the_agent_imports_the_loop() -> None:
@@ -171,3 +191,23 @@ def test_no_function_level_import_keeps_a_cycle_away() -> None:
         if closes and (where, module) not in KNOWN_LAZY_CYCLE_BREAKERS:
             offenders.append(f"{where} imports {module} inside a function")
     assert offenders == []
+
+
+def test_the_import_contracts_hold() -> None:
+    # `.importlinter`: DESIGN's layers over every import (function-level ones included),
+    # `tool/` free of its sources, providers, backends and built-in tools independent.
+    lint = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
+    assert lint, "import-linter is a dev dependency: pip install -e '.[dev]'"
+    root = SRC.parent.parent
+    out = subprocess.run(
+        [lint, "--no-cache", "--config", str(root / ".importlinter")],
+        capture_output=True,
+        text=True,
+        cwd=root,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_from_tether_import_counts_as_an_import_of_the_package() -> None:
+    tree = ast.parse("from tether import event, _lazy, __version__")
+    assert sorted(_imports(tree)) == ["tether._lazy", "tether.event"]

@@ -54,12 +54,16 @@ def drop_redis_prefix(prefix: str) -> None:
 
 
 class ThreadServer:
-    """uvicorn serving an app on a free port in a thread of this process."""
+    """uvicorn serving an app in a thread of this process, on a port the OS picks.
+
+    It binds port 0 and reports the port it got (`port`, `url` once entered): a port picked
+    first and bound later can be taken in between by a parallel test.
+    """
 
     def __init__(self, app: Any) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning")
+        self.port = 0
+        self.url = ""
+        config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
@@ -70,6 +74,8 @@ class ThreadServer:
             if not self.thread.is_alive() or time.monotonic() > deadline:
                 raise RuntimeError("the test server did not start")
             time.sleep(0.01)
+        self.port = int(self.server.servers[0].sockets[0].getsockname()[1])
+        self.url = f"http://127.0.0.1:{self.port}"
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -14,7 +14,8 @@ from tether.event import ToolResultEndEvent
 from tether.message import ToolCallBlock, ToolResultBlock
 from tether.permission import PermissionContext
 from tether.state import AgentState
-from tether.tool import ToolBase, ToolContext, run_tool
+from tether.tool import ToolBase, ToolContext
+from tether.tool._runner import run_tool
 
 
 class Session:

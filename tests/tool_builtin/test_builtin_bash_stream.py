@@ -7,7 +7,8 @@ import json
 
 from tether.event import ToolResultEndEvent, ToolResultTextDeltaEvent
 from tether.message import ToolCallBlock
-from tether.tool import Bash, run_tool
+from tether.tool import Bash
+from tether.tool._runner import run_tool
 from tether.tool.builtin._live import LiveOutput
 
 # Prints, then waits (inside the command) until the test creates `go`, then prints again.

@@ -29,6 +29,8 @@ checks it):
 - tether.middleware._chain
 - tether.state._load
 - tether.tool._base
+- tether.tool._batching
+- tether.tool._runner
 """
 
 __all__: list[str] = []  # internal: nothing is exported

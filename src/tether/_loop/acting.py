@@ -30,8 +30,7 @@ from tether.message import (
     ToolResultBlock,
     ToolResultState,
 )
-from tether.middleware import chain_iterator
-from tether.middleware._chain import close_stream, has_hook, has_rewriting_hook
+from tether.middleware._chain import chain_iterator, close_stream, has_hook, has_rewriting_hook
 from tether.permission import PermissionBehavior, PermissionDecision
 from tether.tool import (
     ArgumentError,
@@ -41,9 +40,9 @@ from tether.tool import (
     ToolkitView,
     error_result,
     result_of,
-    run_tool,
 )
 from tether.tool._base import allowed_by_default, allows_every_call
+from tether.tool._runner import run_tool
 
 __all__ = ["act"]
 

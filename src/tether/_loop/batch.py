@@ -23,9 +23,9 @@ from tether.tool import (
     ToolkitView,
     error_result,
     merge_streams,
-    next_batch,
     parse_arguments,
 )
+from tether.tool._batching import next_batch
 
 __all__ = [
     "Commit",

@@ -13,7 +13,8 @@ from tether.context import CompressionRequest, ContextConfig, compress_context
 from tether.context._compress import may_need_compressing
 from tether.context._truncate import fits_whole
 from tether.message import ContentBlock, HintBlock, Msg, SystemMsg, TextBlock
-from tether.middleware import chain_awaitable, overrides
+from tether.middleware import overrides
+from tether.middleware._chain import chain_awaitable
 
 if TYPE_CHECKING:
     from tether.agent import Agent

@@ -30,8 +30,13 @@ from tether.event import (
     trusted_events,
 )
 from tether.message import Msg, detached
-from tether.middleware import chain_iterator
-from tether.middleware._chain import close_stream, contract_error, has_hook, overrides_any
+from tether.middleware._chain import (
+    chain_iterator,
+    close_stream,
+    contract_error,
+    has_hook,
+    overrides_any,
+)
 from tether.state import Checkpoint
 
 if TYPE_CHECKING:

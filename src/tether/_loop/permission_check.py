@@ -6,7 +6,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from tether.middleware import MiddlewareBase, chain_awaitable, overrides
+from tether.middleware import MiddlewareBase, overrides
+from tether.middleware._chain import chain_awaitable
 from tether.permission import (
     PermissionBehavior,
     PermissionContext,

@@ -14,8 +14,7 @@ from tether._loop.results import CallIds
 from tether._loop.run import STRUCTURED_TOOL, Run
 from tether.context import ContextConfig
 from tether.event import AgentEvent, EventType, ModelRetryEvent, trusted_events
-from tether.middleware import chain_iterator
-from tether.middleware._chain import close_stream, has_hook
+from tether.middleware._chain import chain_iterator, close_stream, has_hook
 from tether.model import (
     ChatRequest,
     NamedToolChoice,

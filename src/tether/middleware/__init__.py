@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from tether import _lazy
 from tether.middleware._base import MiddlewareBase
-from tether.middleware._chain import chain_awaitable, chain_iterator, overrides
+from tether.middleware._chain import overrides
 
 if TYPE_CHECKING:  # loaded lazily below; imported here for type checkers and the API docs
     from tether.middleware._calls import (
@@ -32,8 +32,6 @@ __all__ = [
     "ReasoningCall",
     "ReplyCall",
     "SystemPromptCall",
-    "chain_awaitable",
-    "chain_iterator",
     "overrides",
 ]
 

@@ -1,6 +1,5 @@
 """`AgentState`: the persistable progress of a session."""
 
-from tether.state._json import message_json, remember_message_json
 from tether.state._migrate import register_migration
 from tether.state._pending import PendingReply
 from tether.state._state import SCHEMA_VERSION, AgentState, Checkpoint, ReplyCursor
@@ -11,7 +10,5 @@ __all__ = [
     "Checkpoint",
     "PendingReply",
     "ReplyCursor",
-    "message_json",
     "register_migration",
-    "remember_message_json",
 ]

@@ -6,10 +6,9 @@ from typing import TYPE_CHECKING, Any
 
 from tether.tool._arguments import ArgumentError, parse_arguments, validate_arguments
 from tether.tool._base import ToolBase, ToolChunk, ToolContext, ToolOutput
-from tether.tool._batching import next_batch
 from tether.tool._function import FunctionTool, tool
 from tether.tool._merge import Emit, merge_streams
-from tether.tool._runner import error_result, result_of, run_tool, to_result
+from tether.tool._runner import error_result, result_of, to_result
 from tether.tool._source import PromptParts, ToolSourceBase
 from tether.tool._toolkit import Toolkit, ToolkitView
 
@@ -36,10 +35,8 @@ __all__ = [
     "Write",
     "error_result",
     "merge_streams",
-    "next_batch",
     "parse_arguments",
     "result_of",
-    "run_tool",
     "to_result",
     "tool",
     "validate_arguments",

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tether import _lazy
 from tether.errors import ConfigError, DuplicateToolError, PluginError
 from tether.tool._base import ToolBase
 from tether.tool._function import FunctionTool
@@ -213,6 +214,15 @@ def _plugin_scheduler(
     return build(plugins, strategies=strategies)
 
 
+FOLDER_LOADER_HOME = "tether.skill"
+"""Where the loader of skill folders given as paths lives (`LocalSkillLoader`).
+
+Skills sit above `tool/`, which never imports them: the loader is named here and loaded
+by name on first use (`tether._lazy`, as `tether.model` loads providers), so the seed's
+`Toolkit(skills_or_loaders=["skills/"])` works with no import edge from `tool` to `skill`.
+"""
+
+
 def _skill_sources(items: list[str | Path | ToolSourceBase]) -> list[ToolSourceBase]:
     """The loaders; every folder path goes to one loader, where the first path stood."""
     folders = [item for item in items if isinstance(item, str | Path)]
@@ -222,8 +232,9 @@ def _skill_sources(items: list[str | Path | ToolSourceBase]) -> list[ToolSourceB
         if not isinstance(item, str | Path):
             sources.append(item)  # `add_source` says it if this is not a tool source
         elif not placed:
-            from tether.skill import LocalSkillLoader  # skills sit above tool/
-
-            sources.append(LocalSkillLoader(folders))
+            loader: Callable[[list[str | Path]], ToolSourceBase] = _lazy.load(
+                "tether.tool", "LocalSkillLoader", FOLDER_LOADER_HOME
+            )
+            sources.append(loader(folders))
             placed = True
     return sources

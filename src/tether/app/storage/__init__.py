@@ -7,6 +7,11 @@ leases: `EventLogBase`, `SQLiteEventLog`, `RedisEventLog`, `PostgresEventLog`;
 `RedisStorage` imports `redis` only when constructed, `PostgresStorage` `psycopg`. The
 names load on first use (module `__getattr__`, PEP 562): a chat on SQLite does not import
 the Redis or PostgreSQL backends or the event logs.
+
+It may import these private modules of other packages (and no others; the layering test
+checks it):
+
+- tether.state._json
 """
 
 from __future__ import annotations

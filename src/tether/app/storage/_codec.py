@@ -23,7 +23,8 @@ from tether._json_depth import MAX_JSON_DEPTH, json_depth_exceeds
 from tether.app.storage._record import SessionInfo, SessionKey
 from tether.errors import SessionCorruptedError, SessionInputError, StateError, StateVersionError
 from tether.message import Msg
-from tether.state import SCHEMA_VERSION, AgentState, message_json, remember_message_json
+from tether.state import SCHEMA_VERSION, AgentState
+from tether.state._json import message_json, remember_message_json
 
 __all__ = [
     "DeltaPlan",
