@@ -235,3 +235,44 @@ def test_a_server_restart_mid_reply_under_load(private_pg: PgServer, pg_test_dir
             after = c.post(f"/v1/sessions/{sid}/replies", json=user("after")).json()
             assert after["status"] == "completed", after
         assert Counter(_runs(pg_test_dir)) == runs  # the next replies ran nothing again
+
+
+def test_a_server_down_past_the_retries_stops_the_reply_with_the_typed_error(
+    private_pg: PgServer, pg_test_dir: Path
+) -> None:
+    storage = PostgresStorage(private_pg.dsn, schema="down", retry_for=1.0)
+    events = PostgresEventLog(private_pg.dsn, schema="down", retry_for=1.0)
+    app = create_app(
+        {"planner": make_agent()}, storage, events=events, api_keys=KEYS, lease_ttl=2.0
+    )
+    body = plan([["tick", {"n": 1}]], [["gate", {"name": "g"}]], [["tick", {"n": 2}]], "done")
+    with (
+        ThreadServer(app) as server,
+        httpx.Client(base_url=server.url, headers=AUTH, timeout=60) as c,
+    ):
+        sid = new_session(c)
+        with c.stream("POST", f"/v1/sessions/{sid}/replies", json=body, headers=SSE) as r:
+            frames = sse(r)
+            while "gate g start" not in _runs(pg_test_dir):
+                threading.Event().wait(0.02)  # until the reply waits in its tool
+            private_pg.stop()
+            try:
+                (pg_test_dir / "g").touch()  # the save after the tool finds no server
+                try:
+                    rest = list(frames)
+                except httpx.RemoteProtocolError:  # the log is down too: the stream is cut
+                    rest = []
+            finally:
+                private_pg.start()
+        # The error event is logged only if the log answers again in time to release.
+        assert all(f.event != "reply_end" for f in rest), rest
+        if rest and rest[-1].event == "error":
+            assert rest[-1].data["error_type"] == "StorageUnavailableError", rest[-1].data
+        assert _runs(pg_test_dir) == ["tick 1", "gate g start", "gate g end"]  # tick 2 never ran
+        # The same tether, the server back: the next reply continues the session (the
+        # dead run's lease expires; `if_busy=interrupt` waits for it).
+        again = c.post(
+            f"/v1/sessions/{sid}/replies?if_busy=interrupt", json=user("are you back?")
+        ).json()
+        assert again["status"] == "completed", again
+        assert Counter(_runs(pg_test_dir))["tick 1"] == 1
