@@ -1,8 +1,9 @@
-"""Session storage benchmark: SQLite and Redis, 10, 200 and 1,000 messages, 100 concurrent writers.
+"""Session storage benchmark: SQLite, Redis and PostgreSQL, 10, 200 and 1,000 messages, 100 writers.
 
 Run: `PYTHONPATH=src .venv/bin/python benchmarks/storage.py [--messages 200] [--no-writers]`
 (needs `redis-server` on PATH; the benchmark starts its own on a free port, with AOF, in a
-temporary directory). `--messages` picks the session lengths (default 10, 200 and 1,000);
+temporary directory; likewise a PostgreSQL of its own with `initdb` + `pg_ctl`, default
+settings (fsync and synchronous commit on), if they are installed). `--messages` picks the session lengths (default 10, 200 and 1,000);
 `--no-writers` leaves out the 100-writer rows (for quick A/B runs of one length).
 
 `--history [--tree LABEL=SRC_DIR ...] [--few 20 --many 60] [--cpu]`: one save point's
@@ -12,6 +13,8 @@ the same SQL with the same bytes (see `_history.py`; needs valgrind, or `--cpu`)
 Bytes per reply are measured where the bytes go:
 - SQLite: bytes this process passed to write() (`wchar` in /proc/self/io): WAL frames.
 - Redis: bytes the server received (`total_net_input_bytes`) and AOF growth.
+- PostgreSQL: WAL bytes the server generated (`pg_current_wal_insert_lsn`): what a
+  replica or a backup streams; the table pages follow at checkpoints.
 "payload" is what tether sent (head + changed messages); "full JSON" is what a storage
 that rewrites the whole state after every reply would write. "save + load" is one
 `update_session_state` plus one `get_session` of the session (p50 of each, added): what a
@@ -37,7 +40,13 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from tether.app.storage import RedisStorage, SessionDelta, SQLiteStorage, StorageBase
+from tether.app.storage import (
+    PostgresStorage,
+    RedisStorage,
+    SessionDelta,
+    SQLiteStorage,
+    StorageBase,
+)
 from tether.message import AssistantMsg, UserMsg
 from tether.testing.storage_conformance import rich_state
 
@@ -71,6 +80,50 @@ def start_redis(directory: Path) -> tuple[subprocess.Popen[bytes], int]:
     return proc, port
 
 
+def start_postgres(directory: Path) -> tuple[Path, str] | None:
+    """A private PostgreSQL (default settings) on a free port; None without the binaries."""
+    import glob
+    import os
+    import pwd
+
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), reverse=True)
+    initdb = Path(found[0]) if found else (Path(p) if (p := shutil.which("initdb")) else None)
+    if initdb is None:
+        return None
+    data = directory / "pg"
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    run_as: list[str] = []
+    if os.geteuid() == 0:  # initdb refuses root
+        entry = pwd.getpwnam("postgres")
+        os.chown(directory, entry.pw_uid, entry.pw_gid)
+        run_as = ["runuser", "-u", "postgres", "--"]
+    subprocess.run(
+        [*run_as, str(initdb), "-D", str(data), "-U", "postgres", "-A", "trust"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    opts = f"-p {port} -c listen_addresses=127.0.0.1 -k {directory}"
+    subprocess.run(
+        [*run_as, str(initdb.parent / "pg_ctl"), "-D", str(data), "-w", "-o", opts,
+         "-l", str(directory / "pg.log"), "start"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return data, f"postgresql://postgres@127.0.0.1:{port}/postgres"
+
+
+def stop_postgres(data: Path) -> None:
+    import glob
+    import os
+
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"), reverse=True)
+    pg_ctl = found[0] if found else shutil.which("pg_ctl") or "pg_ctl"
+    run_as = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+    subprocess.run(
+        [*run_as, pg_ctl, "-D", str(data), "-m", "immediate", "stop"], capture_output=True
+    )
+
+
 def recording(storage: StorageBase) -> list[int]:
     sizes: list[int] = []
     original = storage._apply
@@ -90,10 +143,16 @@ def recording(storage: StorageBase) -> list[int]:
 class Meter:
     """Physical bytes for one backend."""
 
-    def __init__(self, storage: StorageBase, client: aioredis.Redis | None) -> None:
-        self.storage, self.client = storage, client
+    def __init__(self, storage: StorageBase, client: aioredis.Redis | None, pg: Any = None) -> None:
+        self.storage, self.client, self.pg = storage, client, pg
 
     async def read(self) -> tuple[int, int]:
+        if self.pg is not None:
+            cur = await self.pg.execute(
+                "SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::bigint"
+            )
+            row = await cur.fetchone()
+            return int(row[0]), 0
         if self.client is None:
             return wchar(), 0
         stats = await self.client.info("stats")
@@ -177,10 +236,12 @@ SIZES = (10, 200, 1000)
 WITH_WRITERS = True
 
 
-async def bench(name: str, storage: StorageBase, client: aioredis.Redis | None) -> list[str]:
+async def bench(
+    name: str, storage: StorageBase, client: aioredis.Redis | None, pg: Any = None
+) -> list[str]:
     rows = []
     async with storage:
-        meter = Meter(storage, client)
+        meter = Meter(storage, client, pg)
         for n in SIZES:
             r = await replies(storage, meter, n)
             aof = f"{r['aof']:.0f}" if client is not None else "-"
@@ -198,6 +259,22 @@ async def bench(name: str, storage: StorageBase, client: aioredis.Redis | None) 
     return rows
 
 
+async def bench_postgres(tmp: Path) -> list[str]:
+    """The PostgreSQL rows, on a server of its own (none without `initdb`)."""
+    import psycopg
+
+    started = start_postgres(tmp)
+    if started is None:
+        print("PostgreSQL rows left out: initdb/pg_ctl are not installed", file=sys.stderr)
+        return []
+    data, dsn = started
+    try:
+        async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as pg:
+            return await bench("PostgreSQL", PostgresStorage(dsn, schema="bench"), None, pg)
+    finally:
+        stop_postgres(data)
+
+
 async def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="tether-bench-"))
     redis_proc, port = start_redis(tmp)
@@ -205,6 +282,7 @@ async def main() -> None:
     try:
         rows = await bench("SQLite", SQLiteStorage(tmp / "bench.db"), None)
         rows += await bench("Redis", RedisStorage(port=port, key_prefix="bench"), client)
+        rows += await bench_postgres(tmp)
     finally:
         await client.aclose()
         redis_proc.kill()
@@ -213,7 +291,7 @@ async def main() -> None:
     print(f"python {sys.version.split()[0]}, {REPLIES} replies per row (user + assistant message)")
     print(
         "| backend | messages | update p50 ms | update p95 ms | bytes/reply (SQLite: written,"
-        " Redis: received) | Redis AOF bytes/reply | payload bytes/reply | full JSON bytes |"
+        " Redis: received, PostgreSQL: WAL) | Redis AOF bytes/reply | payload bytes/reply | full JSON bytes |"
         " get p50 ms | save + load ms | CPU ms of this process: save + load |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|")

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import glob
 import os
 import pwd
@@ -164,3 +165,72 @@ class PgServer:
                 self._ctl("stop")
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
+
+
+class CutProxy:
+    """A TCP proxy to PostgreSQL that can drop the answer to the next statement.
+
+    `cut_next_answer()` arms it: the next bytes the server sends on a connection that
+    sent a request since then (not a listener's notifications) are thrown away and that
+    connection is closed both ways. The server ran the statement
+    (autocommit: it committed) but the client never hears so: a write whose outcome is
+    unknown to its caller, made on demand. Runs in the test's event loop.
+    """
+
+    def __init__(self, dsn: str = POSTGRES_DSN) -> None:
+        import psycopg
+
+        info = psycopg.conninfo.conninfo_to_dict(dsn)
+        self.target = (str(info.get("host") or "127.0.0.1"), int(info.get("port") or 5432))
+        self.user = str(info.get("user") or "postgres")
+        self.dbname = str(info.get("dbname") or "postgres")
+        self.cuts = 0
+        self._armed = False
+        self._server: asyncio.Server | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def start(self) -> str:
+        """Listen on a free port; return the DSN that goes through the proxy."""
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        port = self._server.sockets[0].getsockname()[1]
+        return f"postgresql://{self.user}@127.0.0.1:{port}/{self.dbname}?sslmode=disable"
+
+    def cut_next_answer(self) -> None:
+        self._armed = True
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection(*self.target)
+        asked = [False]  # this connection sent a request since the proxy was armed
+
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter, answers: bool) -> None:
+            try:
+                while data := await src.read(65536):
+                    if not answers and self._armed:
+                        asked[0] = True
+                    elif answers and self._armed and asked[0]:
+                        self._armed = False
+                        self.cuts += 1
+                        break
+                    dst.write(data)
+                    await dst.drain()
+            except (ConnectionError, asyncio.CancelledError):
+                pass
+            finally:
+                for w in (writer, up_writer):
+                    w.close()
+
+        tasks = [
+            asyncio.create_task(pipe(reader, up_writer, False)),
+            asyncio.create_task(pipe(up_reader, writer, True)),
+        ]
+        self._tasks.update(tasks)
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._tasks.difference_update(tasks)

@@ -39,6 +39,7 @@ PAGES = {  # package → its reference page (docs/reference/<page>.md)
     "tether.errors": "errors",
     "tether.testing": "testing",
     "tether.testing.storage_conformance": "testing",
+    "tether.testing.event_log_conformance": "testing",
     "tether.cli": "cli",
     "tether.cli.chat": "cli",
 }

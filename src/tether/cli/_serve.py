@@ -13,8 +13,6 @@ __all__ = ["add_serve_parser", "app_from_env"]
 _ENV = "TETHER_SERVE_CONFIG"
 _KEEP_ALIVE = 75  # seconds an idle keep-alive connection stays open
 _DEFAULT_STORAGE = "sqlite:///./.tether/sessions.db"
-_SHARED = ("redis://", "rediss://", "postgresql://", "postgres://")
-"""Storages that many workers can share."""
 
 
 def add_serve_parser(sub: Any) -> None:
@@ -72,7 +70,9 @@ def run_serve(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as exc:  # the `server` extra is not installed
         raise MissingDependencyError(exc.name or "fastapi", "server", "`tether serve`") from None
 
-    shared = args.storage.startswith(_SHARED)
+    from tether.app.storage._url import shared_by_workers  # the one URL registry
+
+    shared = shared_by_workers(args.storage)
     if args.workers < 1:
         return _fail("--workers must be at least 1")
     if args.workers > 1 and not shared:

@@ -4,8 +4,9 @@
 builds an `Agent` around one; `reply_events` runs one reply to its list of events,
 `collect` drains any event stream, `event_types` and `tool_results` pick out what tests
 assert on; `RecordingMiddleware` records the hooks and events of each reply.
-`tether.testing.storage_conformance` holds the tests every session storage must pass
-(it needs `pytest` and `pytest-asyncio`; import it only from tests).
+`tether.testing.storage_conformance` holds the tests every session storage must pass,
+`tether.testing.event_log_conformance` those every event log must pass (both need
+`pytest` and `pytest-asyncio`; import them only from tests).
 """
 
 from tether.model import ScriptedChatModel, ScriptedResponse

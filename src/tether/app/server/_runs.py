@@ -426,7 +426,10 @@ class Runs:
         """
         self._runs.pop(run.ref.key, None)
         try:
-            await self._flush(run)
+            try:
+                await self._flush(run)
+            except StorageError:  # the queued events cannot be logged: release anyway,
+                run.pending.clear()  # or this worker keeps the lease (and `holds`) forever
             tail = [_item(event) for event in run.tail]
             await self.events.release(run.lease, tail, mark_end=bool(run.logged or run.tail))
         except LeaseLostError:

@@ -14,6 +14,7 @@ by user and session id only).
 
 from __future__ import annotations
 
+import asyncio
 from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -33,6 +34,9 @@ __all__ = [
     "RecentEntries",
     "busy",
 ]
+
+
+_POLL_FIRST, _POLL_MAX = 0.01, 0.25  # seconds between looks of the default `wait`
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +136,9 @@ class RecentEntries:
         self._by_key.pop(key, None)
 
 
+_PING = LogKey("tether", "ping")  # a session no one uses: `ping` reads its number
+
+
 def busy(reply_id: str) -> ReplyInProgressError:
     """The error for a session whose lease another run holds."""
     shown = reply_id or "(starting)"
@@ -143,8 +150,14 @@ def busy(reply_id: str) -> ReplyInProgressError:
 
 
 class EventLogBase(ABC):
-    """Event logs and leases of sessions; SQLite and Redis implement it.
+    """Event logs and leases of sessions; SQLite, Redis and PostgreSQL implement it.
 
+    A backend provides the eleven abstract methods: the binding (`bind`, `agent_of`),
+    the lease and its checked writes (`acquire`, `renew`, `append`, `release`,
+    `active`, `request_interrupt`), the log (`read`, `last_seq`) and `delete`. The
+    base derives the rest: `open`/`close` do nothing, `wait` looks at `last_seq` with a
+    growing pause, `ping` is one `last_seq`, `holds` says False; override them where
+    the backend does better. `tether.testing.event_log_conformance` checks a backend.
     Use it as an async context manager, like a `StorageBase`.
     """
 
@@ -160,12 +173,10 @@ class EventLogBase(ABC):
     ) -> None:
         await self.close()
 
-    @abstractmethod
-    async def open(self) -> None:
+    async def open(self) -> None:  # noqa: B027  # optional hook
         """Connect (idempotent); `StorageUnavailableError` if the backend is down."""
 
-    @abstractmethod
-    async def close(self) -> None:
+    async def close(self) -> None:  # noqa: B027  # optional hook
         """Release connections (idempotent)."""
 
     @abstractmethod
@@ -235,14 +246,27 @@ class EventLogBase(ABC):
     async def last_seq(self, key: LogKey) -> int:
         """The sequence number of the session's last entry (0 if none)."""
 
-    @abstractmethod
     async def wait(self, key: LogKey, after: int, seconds: float) -> bool:
-        """Return True once an entry above `after` may exist; False after `seconds`."""
+        """Return True once an entry above `after` may exist; False after `seconds`.
+
+        By default it looks at `last_seq` with a growing pause (up to `_POLL_MAX` s);
+        a backend that can be woken (a signal, `LISTEN`, a blocking read) overrides it.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + seconds
+        pause = _POLL_FIRST
+        while await self.last_seq(key) <= after:
+            left = deadline - loop.time()
+            if left <= 0:
+                return False
+            await asyncio.sleep(min(pause, left))
+            pause = min(pause * 2, _POLL_MAX)
+        return True
 
     @abstractmethod
     async def delete(self, key: LogKey) -> None:
         """Remove the session's log, lease and binding."""
 
-    @abstractmethod
     async def ping(self) -> None:
-        """Raise `StorageUnavailableError` unless the backend answers."""
+        """Raise `StorageUnavailableError` unless the backend answers (one `last_seq`)."""
+        await self.last_seq(_PING)

@@ -275,7 +275,7 @@ class SQLiteEventLog(EventLogBase):
             )
 
         await self._call(flag)
-        return run
+        return ActiveRun(token=run.token, reply_id=run.reply_id, interrupt=True)
 
     async def read(self, key: LogKey, after: int, limit: int = 500) -> list[LogEntry]:
         """Entries above `after`, in order (of a run this process holds: from memory)."""

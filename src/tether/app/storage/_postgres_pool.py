@@ -176,12 +176,16 @@ class PgPool:
                 f"{self.owner} at {self.address} is closed; open it again before using it"
             )
         pool = self._pool
-        deadline = time.monotonic() + self.retry_for
+        start = time.monotonic()
+        deadline = start + self.retry_for
         delay = _FIRST_DELAY
         while True:
             try:
-                async with pool.connection() as conn:
+                conn = await self._getconn(pool, start)
+                try:
                     return await fn(conn)
+                finally:
+                    await pool.putconn(conn)
             except self._pool_mod.PoolTimeout as exc:
                 raise self._busy_or_down(pool, exc) from exc
             except self._psycopg.Error as exc:
@@ -197,6 +201,30 @@ class PgPool:
             await pool.check()  # drop the idle connections that died with this one
             await asyncio.sleep(delay)
             delay = min(delay * 2, _MAX_DELAY)
+
+    async def _getconn(self, pool: AsyncConnectionPool[Any], start: float) -> Any:
+        """A pooled connection, waited for while the pool is busy or cannot connect.
+
+        Busy: up to `pool_timeout` s. Failing to connect (a server down is not a busy
+        pool): up to `retry_for` s.
+
+        Raises:
+            PoolTimeout: no connection came in time.
+        """
+        errors = pool.get_stats().get("connections_errors", 0)
+        step = _FIRST_DELAY
+        while True:
+            waited = time.monotonic() - start
+            failing = pool.get_stats().get("connections_errors", 0) > errors
+            left = (self.retry_for if failing else self.pool_timeout) - waited
+            if left <= 0:
+                raise self._pool_mod.PoolTimeout(
+                    f"couldn't get a connection after {waited:.2f} sec"
+                )
+            try:
+                return await pool.getconn(timeout=min(step, left))
+            except self._pool_mod.PoolTimeout:
+                step = min(step * 2, _MAX_DELAY)
 
     def _retryable(self, exc: BaseException) -> bool:
         state = getattr(exc, "sqlstate", None)

@@ -18,7 +18,14 @@ if TYPE_CHECKING:
     from tether.app.storage._base import StorageBase
     from tether.app.storage._events import EventLogBase
 
-__all__ = ["SCHEMES", "event_log_for", "events_path", "safe_url", "storage_from_url"]
+__all__ = [
+    "SCHEMES",
+    "event_log_for",
+    "events_path",
+    "safe_url",
+    "shared_by_workers",
+    "storage_from_url",
+]
 
 DEFAULT_SQLITE = "./.tether/sessions.db"
 
@@ -53,6 +60,18 @@ SCHEMES: dict[str, Callable[[str, str], StorageBase]] = {
     "postgres": _postgres,
 }
 """URL scheme → builder(url, key prefix) of the storage it names."""
+_ONE_MACHINE = {"sqlite"}
+"""Schemes whose storage one worker owns (a file: `--workers N` cannot share it)."""
+
+
+def _scheme(url: object) -> str:
+    return url.partition("://")[0].lower() if isinstance(url, str) and "://" in url else ""
+
+
+def shared_by_workers(url: str) -> bool:
+    """Whether several `tether serve` workers can share the storage `url` names."""
+    scheme = _scheme(url)
+    return scheme in SCHEMES and scheme not in _ONE_MACHINE
 
 
 def storage_from_url(url: str, *, prefix: str = "tether") -> StorageBase:
@@ -66,7 +85,7 @@ def storage_from_url(url: str, *, prefix: str = "tether") -> StorageBase:
     Raises:
         ConfigError: the scheme is none of these.
     """
-    scheme = url.partition("://")[0].lower() if isinstance(url, str) and "://" in url else ""
+    scheme = _scheme(url)
     build = SCHEMES.get(scheme)
     if build is None or (scheme == "sqlite" and not url.startswith("sqlite:///")):
         raise ConfigError(
