@@ -20,7 +20,6 @@ It may import these private modules of other packages (and no others; the layeri
 checks it):
 
 - tether.context._step
-- tether.message._copy
 - tether.message._inputs
 - tether.middleware._chain
 - tether.permission._tool_check

@@ -27,7 +27,6 @@ from tether.event import (
     ReplyEndEvent,
     RequireExternalExecutionEvent,
     RequireUserConfirmEvent,
-    trusted_events,
 )
 from tether.message import Msg, detached
 from tether.middleware import chain_iterator
@@ -191,7 +190,7 @@ async def finish(run: Run) -> list[AgentEvent]:
     if not run.announces(EventType.REPLY_END):  # `reply()` takes it from the run
         run.final = final
         return events
-    return [*events, trusted_events.reply_end(reply_id, final)]
+    return [*events, ReplyEndEvent(reply_id=reply_id, msg=final)]
 
 
 async def _rolled_back_on_failure(

@@ -1,5 +1,6 @@
 """Messages and the content blocks they are made of."""
 
+from tether._fast import detached
 from tether.message._blocks import (
     Base64Source,
     ContentBlock,
@@ -13,7 +14,6 @@ from tether.message._blocks import (
     ToolResultState,
     URLSource,
 )
-from tether.message._copy import detached
 from tether.message._msg import AssistantMsg, Msg, Role, SystemMsg, UserMsg
 from tether.message._usage import ChatUsage
 
