@@ -348,6 +348,11 @@ def reader_taken(ok: bool) -> None:
     _TAKEN["state reader"] = ok and not FORCE_FALLBACK
 
 
+def message_reader_taken(ok: bool) -> None:
+    """Record whether the compiled message check is used (`tether.state._fastload`)."""
+    _TAKEN["message check"] = ok and not FORCE_FALLBACK
+
+
 # Assumption 5.
 def json_encoder() -> Callable[[Any], str]:
     """`json.dumps(value, ensure_ascii=False)` with its C encoder made once."""

@@ -5,8 +5,8 @@ from datetime import datetime
 
 import pytest
 
-from tether._ids import new_id
 from tether import _fast
+from tether._ids import new_id
 from tether.event import (
     TextBlockDeltaEvent,
     ThinkingBlockDeltaEvent,

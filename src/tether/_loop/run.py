@@ -52,15 +52,6 @@ _EVERY: frozenset[EventType] = frozenset()
 _PENDING = ToolCallState.PENDING
 
 
-def _checks_locally(tool: ToolBase) -> bool:
-    """Whether the tool's own permission check is one of ours (they await nothing outside).
-
-    A tool of the caller's that overrides `check_permissions` may await anything.
-    """
-    check = type(tool).check_permissions
-    return getattr(check, "__module__", "").startswith("tether.")
-
-
 @dataclass(slots=True)
 class Run:
     """One drive of the loop: the agent (configuration) and the session state."""
@@ -179,7 +170,8 @@ class Run:
             return False
         tools = view.tools
         return all(
-            (tool := tools.get(call.name)) is None or _checks_locally(tool) for call in pending
+            (tool := tools.get(call.name)) is None or tool.is_permission_check_local
+            for call in pending
         )
 
     def roll_back(self) -> None:

@@ -1,5 +1,6 @@
 """`AgentState`: the persistable progress of a session."""
 
+from tether.state._fastload import check_message_json
 from tether.state._json import message_json, remember_message_json
 from tether.state._migrate import register_migration
 from tether.state._pending import PendingReply
@@ -11,6 +12,7 @@ __all__ = [
     "Checkpoint",
     "PendingReply",
     "ReplyCursor",
+    "check_message_json",
     "message_json",
     "register_migration",
     "remember_message_json",
