@@ -17,9 +17,9 @@ The assumptions they make, each asserted by `tests/test_pydantic_contract.py`:
    `__pydantic_private__`; setting the four is a complete construction.
 2. A validator of `model_schema(cls, any_schema())` built while `cls` is not (its class
    uses `defer_build`) makes a `cls` from `(__dict__, None, fields_set)` as given.
-3. `cls.__pydantic_core_schema__`, once `cls.model_rebuild()` ran, is a `definitions`
-   schema; a model's schema holds a `model-fields` schema, possibly wrapped in
-   function validators (`fields_of`).
+3. `cls.__pydantic_core_schema__`, once `cls.model_rebuild()` ran, is a model schema,
+   possibly inside a `definitions` schema and function validators; a model's schema
+   holds a `model-fields` schema, possibly wrapped in function validators (`fields_of`).
 4. A model schema naming a subclass that is never built (a *shadow*) is validated with
    the schema given, not the class's own.
 5. `json.encoder.c_make_encoder` exists (else the pure-Python encoder is used, slower).
@@ -114,9 +114,7 @@ def put(model: BaseModel, name: str, value: Any) -> None:
 
 # Assumption 2: pydantic-core builds from a finished `__dict__`.
 def _core_build(cls: type[Any]) -> Build:
-    return SchemaValidator(  # type: ignore[no-any-return]
-        core_schema.model_schema(cls, core_schema.any_schema())
-    ).validate_python
+    return SchemaValidator(core_schema.model_schema(cls, core_schema.any_schema())).validate_python
 
 
 _BUILDS: dict[type[Any], Build] = {}
@@ -293,10 +291,16 @@ class SchemaShapeError(Exception):
 
 
 def core_schema_of(cls: type[BaseModel]) -> dict[str, Any]:
-    """A shallow copy of `cls`'s core schema (a `definitions` schema), built if deferred."""
+    """A shallow copy of `cls`'s core schema as a `definitions` schema, built if deferred.
+
+    (pydantic makes it one when the class's schema refers to shared parts; one that does
+    not is wrapped with no definitions.)
+    """
     cls.model_rebuild()
     schema = dict(cls.__pydantic_core_schema__)
-    if schema.get("type") != "definitions" or "schema" not in schema:
+    if schema.get("type") != "definitions":
+        return {"type": "definitions", "schema": schema, "definitions": []}
+    if "schema" not in schema or "definitions" not in schema:
         raise SchemaShapeError(f"{cls.__name__}'s core schema is not a definitions schema")
     return schema
 
@@ -357,9 +361,9 @@ def message_reader_taken(ok: bool) -> None:
 def json_encoder() -> Callable[[Any], str]:
     """`json.dumps(value, ensure_ascii=False)` with its C encoder made once."""
     encoder = json.JSONEncoder(ensure_ascii=False)
-    make = getattr(json.encoder, "c_make_encoder", None)
+    make: Any = getattr(json.encoder, "c_make_encoder", None)
     _TAKEN["json encoder"] = make is not None and not FORCE_FALLBACK
-    if not _TAKEN["json encoder"]:
+    if make is None or FORCE_FALLBACK:
         return encoder.encode
     encode = make(
         None, encoder.default, json.encoder.encode_basestring, None, ": ", ", ", False, False, True

@@ -114,6 +114,7 @@ def delta_maker(cls: type[D], reply_id: str, block_id: str) -> Callable[[str], D
             since, until, stamp = ns, ns + _SHARED_NS, now_iso()
         fields["created_at"] = stamp
         fields["delta"] = delta
-        return build((fields, None, {"reply_id", "block_id", "delta"}))
+        event: D = build((fields, None, {"reply_id", "block_id", "delta"}))
+        return event
 
     return make
