@@ -22,10 +22,12 @@ from pydantic import BaseModel
 
 from tether import _fast
 from tether.event import (
+    ReplyEndEvent,
     TextBlockDeltaEvent,
     ThinkingBlockDeltaEvent,
     ToolCallDeltaEvent,
     ToolResultTextDeltaEvent,
+    _ends,
     delta_maker,
 )
 from tether.message import (
@@ -70,10 +72,14 @@ def _use_every_fast_path() -> None:
     loaded = AgentState.model_validate_json(state.model_dump_json())
     assert loaded == state
     check_message_json(message_json(state.context[1]))
+    _ends.reply_end("r", state.context[1])
+    _ends.tool_result_end("r", "c1", ToolResultBlock(id="c1", name="add", output="2"))
 
 
 EXPECTED = {
     *(f"builder:{cls.__name__}" for cls in DELTAS),
+    "builder:ReplyEndEvent",
+    "builder:ToolResultEndEvent",
     "detached:UserMsg",
     "detached:AssistantMsg",
     "detached:TextBlock",
@@ -101,8 +107,10 @@ def fresh() -> Iterator[None]:
     from tether.event import _deltas
 
     deltas = dict(_deltas._builders)
+    ends = dict(_ends._builds)
     _fast._COPIERS.clear()
     _deltas._builders.clear()
+    _ends._builds.clear()
     fast_validator.cache_clear()
     _message_reader.cache_clear()
     try:
@@ -114,6 +122,8 @@ def fresh() -> Iterator[None]:
         _fast._COPIERS.update(copiers)
         _deltas._builders.clear()
         _deltas._builders.update(deltas)
+        _ends._builds.clear()
+        _ends._builds.update(ends)
         fast_validator.cache_clear()
         _message_reader.cache_clear()
         _use_every_fast_path()
@@ -176,6 +186,14 @@ def test_a_built_delta_is_the_validated_one(cls: type[Any]) -> None:
     assert made.model_dump(exclude={"id", "created_at"}) == validated.model_dump(
         exclude={"id", "created_at"}
     )
+
+
+def test_the_always_built_ends_are_the_validated_ones() -> None:
+    msg = _state().context[1]
+    made = _ends.reply_end("r", msg)
+    validated = ReplyEndEvent(reply_id="r", msg=msg)
+    assert type(made) is ReplyEndEvent and list(made.__dict__) == list(validated.__dict__)
+    assert made.msg is msg and made.model_fields_set == validated.model_fields_set
 
 
 # Assumption 3: the core schema's shape.

@@ -23,6 +23,7 @@ from tether._loop.permission_check import decide_with_hooks, defers_to_tool
 from tether._loop.results import UNKNOWN_OUTCOME
 from tether._loop.run import Run
 from tether.event import AgentEvent, EventType, ToolResultEndEvent, ToolResultStartEvent
+from tether.event._ends import tool_result_end
 from tether.message import (
     ContentBlock,
     ToolCallBlock,
@@ -86,9 +87,7 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
                 result = await result_of(lone_tool, lone, context, lone_args)
                 await run.commit_and_save(lone, result)
                 if run.announces(EventType.TOOL_RESULT_END):
-                    yield ToolResultEndEvent(
-                        reply_id=reply_id, block_id=lone.id, tool_result=result
-                    )
+                    yield tool_result_end(reply_id, lone.id, result)
                 return
             running = run_batch(to_run, partial(_events, run))
             try:
@@ -126,9 +125,7 @@ def _answered(
     if not started and run.announces(EventType.TOOL_RESULT_START):
         events.append(ToolResultStartEvent(reply_id=run.reply_id, block_id=call.id, name=call.name))
     if run.announces(EventType.TOOL_RESULT_END):
-        events.append(
-            ToolResultEndEvent(reply_id=run.reply_id, block_id=call.id, tool_result=answer)
-        )
+        events.append(tool_result_end(run.reply_id, call.id, answer))
     return events
 
 
@@ -229,7 +226,7 @@ async def _recover(
             continue
         answer = error_result(call, UNKNOWN_OUTCOME, ToolResultState.INTERRUPTED)
         await run.commit_and_save(call, answer)
-        yield ToolResultEndEvent(reply_id=run.reply_id, block_id=call.id, tool_result=answer)
+        yield tool_result_end(run.reply_id, call.id, answer)
 
 
 def _context(run: Run, call: ToolCallBlock, tool: ToolBase, emit: Emit | None) -> ToolContext:

@@ -27,6 +27,7 @@ from tether.event import (
     RequireExternalExecutionEvent,
     RequireUserConfirmEvent,
 )
+from tether.event._ends import reply_end
 from tether.message import Msg, detached
 from tether.middleware import chain_iterator
 from tether.middleware._chain import close_stream, contract_error, has_hook, overrides_any
@@ -177,7 +178,7 @@ async def finish(run: Run) -> list[AgentEvent]:
             '`ReActConfig(on_missing_structured_output="return_text")`',
             msg=detached(msg),
         )
-    return [*events, ReplyEndEvent(reply_id=reply_id, msg=detached(msg))]
+    return [*events, reply_end(reply_id, detached(msg))]
 
 
 async def _rolled_back_on_failure(
