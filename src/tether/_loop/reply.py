@@ -17,7 +17,6 @@ from tether._loop.run import Run
 from tether.errors import NothingToResumeError, ResumeError
 from tether.event import AgentEvent, EventType, ReplyStartEvent, ResumeEvent
 from tether.message import (
-    AssistantMsg,
     ChatUsage,
     ContentBlock,
     Msg,
@@ -93,7 +92,8 @@ async def start_reply(
     for msg in msgs:
         state.add_message(msg)
     reply_id = new_id()
-    state.add_message(AssistantMsg(name=name, content=[], id=reply_id))
+    # `Msg` with the role: the same `AssistantMsg`, without the role class's argument check
+    state.add_message(Msg(name=name, role="assistant", content=[], id=reply_id))
     if structured_model is None:
         cursor = ReplyCursor(reply_id=reply_id, structured_json_schema=None)
     else:
