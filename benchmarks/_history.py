@@ -197,7 +197,9 @@ def report(
     """Print instructions per save and the ratios the acceptance reads."""
     print(f"instructions per save point (runs of {many} minus {few} rounds of 4 saves)")
     print("a save's own cost: the case minus making the round's messages (`steps`)")
-    print("| tree | case | messages | instructions/save | own cost | × at smallest | × raw sqlite3 |")
+    print(
+        "| tree | case | messages | instructions/save | own cost | × at smallest | × raw sqlite3 |"
+    )
     print("|---|---|---|---|---|---|---|")
     raw = per_save(trees[0][1], "raw", sizes[0], few, many, redis_port)
     print(f"| - | raw sqlite3 | {sizes[0]} | {raw / 1e3:,.0f} k | - | - | 1.00 |", flush=True)
