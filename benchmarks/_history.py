@@ -4,7 +4,9 @@ A round is one reply's save points on a tracked state: the user's message append
 (save), the reply's message appended with a tool call (save), its result added to that
 message in place (save), its final text added (save). Cases: SQLite and Redis at each
 length, and raw `sqlite3` running the same SQL with the same bytes (the floor: tether's
-head and bodies computed before the measured part). Figures are instructions under
+head and bodies computed before the measured part). The tether cases include making the
+round's messages (`step`); the `steps` case makes them without saving, so a save's own cost
+is the difference (both are printed). Figures are instructions under
 `valgrind --tool=cachegrind` (runs of `--many` minus runs of `--few` rounds, divided by the
 extra saves), or with `--cpu`, CPU time per save in this process (noisy).
 """
@@ -35,7 +37,7 @@ from tether.state import AgentState
 SAVES_PER_ROUND = 4
 PLANNED = 200
 """Rounds the raw case plans whatever it runs (so planning cancels out of the difference)."""
-CASES = ("sqlite", "redis", "raw")
+CASES = ("sqlite", "redis", "raw", "steps")
 
 
 def prior(n: int) -> AgentState:
@@ -88,6 +90,18 @@ async def _tether_saves(storage: StorageBase, n: int, rounds: int, timed: list[f
                 if i:
                     timed.append(time.process_time() - cpu)
         await storage.delete_session("u", "a", sid)
+
+
+def _steps_only(n: int, rounds: int, timed: list[float]) -> None:
+    """The rounds' changes to a state of `n` messages, nothing saved (what the tether cases
+    spend outside the save)."""
+    state = prior(n)
+    for i in range(rounds + 1):
+        for k in range(SAVES_PER_ROUND):
+            cpu = time.process_time()
+            step(state, i, k)
+            if i:
+                timed.append(time.process_time() - cpu)
 
 
 def _raw_saves(path: str, n: int, rounds: int, timed: list[float]) -> None:
@@ -152,6 +166,8 @@ def workload(case: str, n: int, rounds: int, redis_port: int) -> list[float]:
     with tempfile.TemporaryDirectory() as scratch:
         if case == "raw":
             _raw_saves(f"{scratch}/raw.db", n, rounds, timed)
+        elif case == "steps":
+            _steps_only(n, rounds, timed)
         elif case == "sqlite":
             asyncio.run(_tether_saves(SQLiteStorage(f"{scratch}/h.db"), n, rounds, timed))
         else:
@@ -180,19 +196,25 @@ def report(
 ) -> None:
     """Print instructions per save and the ratios the acceptance reads."""
     print(f"instructions per save point (runs of {many} minus {few} rounds of 4 saves)")
-    print("| tree | case | messages | instructions/save | × at smallest | × raw sqlite3 |")
-    print("|---|---|---|---|---|---|")
+    print("a save's own cost: the case minus making the round's messages (`steps`)")
+    print(
+        "| tree | case | messages | instructions/save | own cost | × at smallest | × raw sqlite3 |"
+    )
+    print("|---|---|---|---|---|---|---|")
     raw = per_save(trees[0][1], "raw", sizes[0], few, many, redis_port)
-    print(f"| - | raw sqlite3 | {sizes[0]} | {raw / 1e3:,.0f} k | - | 1.00 |", flush=True)
+    print(f"| - | raw sqlite3 | {sizes[0]} | {raw / 1e3:,.0f} k | - | - | 1.00 |", flush=True)
     for label, src in trees:
+        steps = {n: per_save(src, "steps", n, few, many, redis_port) for n in sizes}
+        print(f"| {label} | steps | {sizes} | {[round(v / 1e3) for v in steps.values()]} k |")
         for case in ("sqlite", "redis"):
             small = 0.0
             for n in sizes:
                 value = per_save(src, case, n, few, many, redis_port)
-                small = small or value
+                own = value - steps[n]
+                small = small or own
                 print(
-                    f"| {label} | {case} | {n} | {value / 1e3:,.0f} k | {value / small:.2f} |"
-                    f" {value / raw:.2f} |",
+                    f"| {label} | {case} | {n} | {value / 1e3:,.0f} k | {own / 1e3:,.0f} k |"
+                    f" {own / small:.2f} | {value / raw:.2f} (own {own / raw:.2f}) |",
                     flush=True,
                 )
 

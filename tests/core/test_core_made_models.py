@@ -1,4 +1,4 @@
-"""Models the loop builds without validation equal the ones validation builds."""
+"""Tool results made from plain values equal the ones validation builds."""
 
 from __future__ import annotations
 
@@ -7,9 +7,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from tether.message import AssistantMsg, ToolCallBlock, ToolResultBlock, ToolResultState
-from tether.message._copy import made
-from tether.state import ReplyCursor
+from tether.message import ToolCallBlock, ToolResultBlock, ToolResultState
 from tether.tool import error_result, to_result
 
 _CALL = ToolCallBlock(id="c1", name="add", input="{}")
@@ -27,23 +25,6 @@ def _same(built: BaseModel, validated: BaseModel, *, skip: tuple[str, ...] = ())
     assert built.__pydantic_private__ == validated.__pydantic_private__
     if not skip:
         assert built.model_dump_json() == validated.model_dump_json()
-
-
-def test_the_reply_shell_and_cursor_equal_validated_ones() -> None:
-    shell = made(AssistantMsg, name="bot", role="assistant", content=[], id="r1")
-    _same(shell, AssistantMsg(name="bot", content=[], id="r1"), skip=("created_at",))
-    assert shell.created_at.endswith("Z") and shell.metadata == {}
-    other = made(AssistantMsg, name="bot", role="assistant", content=[], id="r2")
-    assert other.metadata is not shell.metadata  # factories run for each model
-    cursor = made(ReplyCursor, reply_id="r1", structured_json_schema=None)
-    _same(cursor, ReplyCursor(reply_id="r1", structured_json_schema=None))
-
-
-def test_made_refuses_unknown_or_missing_fields() -> None:
-    with pytest.raises(TypeError):
-        made(ReplyCursor, reply_id="r1", nope=1)
-    with pytest.raises(TypeError):
-        made(ReplyCursor, iteration=1)
 
 
 @pytest.mark.parametrize("output", ["3", "", 7])

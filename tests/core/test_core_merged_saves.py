@@ -299,3 +299,31 @@ async def test_drive_writes_a_deferred_save_point_before_the_model_is_called_aga
     # start, model, (deferred), the deferred write, model, its step, the end
     assert recorder.log == ["save", "model", "save", "model", "save", "save"]
     assert _states(recorder, 1) == ["finished"]
+
+
+class _LocalAudited(_Audited):
+    is_permission_check_local = True  # decides from the arguments alone
+
+
+def test_overriding_the_check_makes_it_not_local_unless_the_tool_says_so() -> None:
+    assert type(audited).is_permission_check_local
+    assert not _Audited.is_permission_check_local
+    assert _LocalAudited.is_permission_check_local
+
+    class _Child(_LocalAudited):  # inherits the override and the flag together
+        pass
+
+    assert _Child.is_permission_check_local
+
+
+async def test_a_tool_whose_own_check_is_local_shares_the_write_with_the_claim() -> None:
+    custom = _LocalAudited.__new__(_LocalAudited)
+    custom.__dict__.update(audited.__dict__)
+    script = [
+        AssistantMsg("a", [call("audited", {"item": "x"}, id="c1")]),
+        AssistantMsg("a", "done"),
+    ]
+    recorder = Recorder()
+    msg = await _agent(script, custom).reply(UserMsg("user", "go"), checkpoint=recorder)
+    assert msg.get_text_content() == "done"
+    assert set(_states(recorder, recorder.first_with_step())) == {"running"}

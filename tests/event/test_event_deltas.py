@@ -5,6 +5,7 @@ from datetime import datetime
 
 import pytest
 
+from tether import _fast
 from tether._ids import new_id
 from tether.event import (
     TextBlockDeltaEvent,
@@ -116,7 +117,7 @@ def test_the_fast_build_is_used_even_after_the_class_was_built(cls: type) -> Non
     _deltas._builders.pop(cls, None)
     try:
         found = _deltas._builder(cls)
-        assert found is not None and found[0] is _deltas._unchecked[cls]
+        assert found is not None and found[0] is _fast._BUILDS[cls]
     finally:
         _deltas._builders.clear()
         _deltas._builders.update(monkey)

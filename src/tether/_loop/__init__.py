@@ -24,7 +24,7 @@ checks it):
 
 - tether.context._compress
 - tether.context._truncate
-- tether.message._copy
+- tether.event._ends
 - tether.message._inputs
 - tether.middleware._chain
 - tether.state._load

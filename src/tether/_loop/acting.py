@@ -22,7 +22,8 @@ from tether._loop.pause import UndoUnannouncedWaits
 from tether._loop.permission_check import decide_with_hooks, defers_to_tool
 from tether._loop.results import UNKNOWN_OUTCOME
 from tether._loop.run import Run
-from tether.event import AgentEvent, EventType, ToolResultEndEvent, trusted_events
+from tether.event import AgentEvent, EventType, ToolResultEndEvent, ToolResultStartEvent
+from tether.event._ends import tool_result_end
 from tether.message import (
     ContentBlock,
     ToolCallBlock,
@@ -80,12 +81,12 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
             if _lone_call(run, to_run) is not None:  # nothing between the tool and the loop
                 lone, lone_tool, lone_args = to_run[0]
                 if run.announces(EventType.TOOL_RESULT_START):
-                    yield trusted_events.tool_result_start(reply_id, lone.id, lone.name)
+                    yield ToolResultStartEvent(reply_id=reply_id, block_id=lone.id, name=lone.name)
                 context = _context(run, lone, lone_tool, None)
                 result = await result_of(lone_tool, lone, context, lone_args)
                 await run.commit_and_save(lone, result)
                 if run.announces(EventType.TOOL_RESULT_END):
-                    yield trusted_events.tool_result_end(reply_id, lone.id, result)
+                    yield tool_result_end(reply_id, lone.id, result)
                 return
             running = run_batch(to_run, partial(_events, run))
             try:
@@ -121,9 +122,9 @@ def _answered(
     """
     events: list[AgentEvent] = [*run.released()]
     if not started and run.announces(EventType.TOOL_RESULT_START):
-        events.append(trusted_events.tool_result_start(run.reply_id, call.id, call.name))
+        events.append(ToolResultStartEvent(reply_id=run.reply_id, block_id=call.id, name=call.name))
     if run.announces(EventType.TOOL_RESULT_END):
-        events.append(trusted_events.tool_result_end(run.reply_id, call.id, answer))
+        events.append(tool_result_end(run.reply_id, call.id, answer))
     return events
 
 
@@ -224,7 +225,7 @@ async def _recover(
             continue
         answer = error_result(call, UNKNOWN_OUTCOME, ToolResultState.INTERRUPTED)
         await run.commit_and_save(call, answer)
-        yield trusted_events.tool_result_end(run.reply_id, call.id, answer)
+        yield tool_result_end(run.reply_id, call.id, answer)
 
 
 def _context(run: Run, call: ToolCallBlock, tool: ToolBase, emit: Emit | None) -> ToolContext:

@@ -10,16 +10,6 @@ models still validate no assignment.
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import BaseModel
+from tether._fast import put
 
 __all__ = ["put"]
-
-
-def put(model: BaseModel, name: str, value: Any) -> None:
-    """`model.<name> = value` for a field of a model that validates no assignment."""
-    model.__dict__[name] = value
-    fields = model.__pydantic_fields_set__
-    if name not in fields:
-        fields.add(name)

@@ -23,12 +23,11 @@ from tether._loop.run import Run
 from tether.errors import StructuredOutputError
 from tether.event import (
     AgentEvent,
-    EventType,
     ReplyEndEvent,
     RequireExternalExecutionEvent,
     RequireUserConfirmEvent,
-    trusted_events,
 )
+from tether.event._ends import reply_end
 from tether.message import Msg, detached
 from tether.middleware._chain import (
     chain_iterator,
@@ -75,13 +74,11 @@ def _open(
     """The drive's `Run` and its event stream (inside the `on_reply` hooks, if any)."""
     hooks = agent.middlewares
     watched = every_event or (bool(hooks) and overrides_any(hooks, _STREAM_HOOKS))
-    heard = watched or (bool(hooks) and any(has_hook(hooks, hook) for hook in _STREAM_HOOKS))
     run = Run(
         agent=agent,
         state=agent.state,
         structured_model=structured_schema,
         observed=watched,
-        heard=heard,
         checkpoint=checkpoint,
     )
     if hooks and has_hook(hooks, "on_reply"):
@@ -98,22 +95,16 @@ async def run_reply(
     structured_schema: type[BaseModel] | None,
     checkpoint: Checkpoint | None,
 ) -> Msg:
-    """Drain `stream_reply`: the final message, or the paused reply saying what it waits for.
-
-    The final message is REPLY_END's, or (no hook hears the events, so that event is not
-    built) the one the loop left in `Run.final`.
-    """
+    """Drain `stream_reply`: REPLY_END's message, or the paused reply saying what it waits for."""
     pauses: list[AgentEvent] = []
     final: Msg | None = None
     # Drain the whole stream: middleware may still act after REPLY_END.
-    run, stream = _open(agent, inputs, structured_schema, checkpoint, every_event=False)
+    _, stream = _open(agent, inputs, structured_schema, checkpoint, every_event=False)
     async for event in stream:
         if isinstance(event, ReplyEndEvent):
             final = event.msg
         elif isinstance(event, RequireUserConfirmEvent | RequireExternalExecutionEvent):
             pauses.append(event)
-    if final is None:
-        final = run.final
     if final is not None:
         return final
     if not pauses:
@@ -192,11 +183,7 @@ async def finish(run: Run) -> list[AgentEvent]:
             '`ReActConfig(on_missing_structured_output="return_text")`',
             msg=detached(msg),
         )
-    final = detached(msg)
-    if not run.announces(EventType.REPLY_END):  # `reply()` takes it from the run
-        run.final = final
-        return events
-    return [*events, trusted_events.reply_end(reply_id, final)]
+    return [*events, reply_end(reply_id, detached(msg))]
 
 
 async def _rolled_back_on_failure(

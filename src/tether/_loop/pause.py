@@ -20,10 +20,10 @@ from tether.event import (
     RequireUserConfirmEvent,
     ResumeEvent,
     ToolCallEndEvent,
-    ToolResultEndEvent,
     UserConfirmResultEvent,
     UserInterruptEvent,
 )
+from tether.event._ends import tool_result_end
 from tether.message import (
     Msg,
     TextBlock,
@@ -211,10 +211,7 @@ async def apply_resume(
     events: list[AgentEvent] = [
         ToolCallEndEvent(reply_id=reply_id, block_id=call.id, tool_call=call) for call in edited
     ]
-    events += [
-        ToolResultEndEvent(reply_id=reply_id, block_id=call.id, tool_result=result)
-        for call, result in settled
-    ]
+    events += [tool_result_end(reply_id, call.id, result) for call, result in settled]
     return events
 
 

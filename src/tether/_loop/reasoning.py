@@ -13,7 +13,7 @@ from tether._loop.reply import commit_step
 from tether._loop.results import CallIds
 from tether._loop.run import STRUCTURED_TOOL, Run
 from tether.context import ContextConfig
-from tether.event import AgentEvent, EventType, ModelRetryEvent, trusted_events
+from tether.event import AgentEvent, EventType, ModelCallStartEvent, ModelRetryEvent
 from tether.middleware._chain import chain_iterator, close_stream, has_hook
 from tether.model import (
     ChatRequest,
@@ -81,7 +81,7 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
         structured_json_schema=cursor.structured_json_schema,
     )
     if run.announces(EventType.MODEL_CALL_START):
-        yield trusted_events.model_call_start(reply_id, agent.model.model_name)
+        yield ModelCallStartEvent(reply_id=reply_id, model_name=agent.model.model_name)
     assembler = assembler_for(run, emit=run.announces(EventType.TEXT_BLOCK_DELTA))
     policy = agent.model_config.policy()
     model_name = agent.model.model_name

@@ -15,16 +15,14 @@ from tether._loop.pause import apply_resume, is_paused, validate_resume
 from tether._loop.results import STRUCTURED_TOOL, UNKNOWN_OUTCOME
 from tether._loop.run import Run
 from tether.errors import NothingToResumeError, ResumeError
-from tether.event import AgentEvent, EventType, ResumeEvent, trusted_events
+from tether.event import AgentEvent, EventType, ReplyStartEvent, ResumeEvent
 from tether.message import (
-    AssistantMsg,
     ChatUsage,
     ContentBlock,
     Msg,
     ToolCallBlock,
     ToolCallState,
 )
-from tether.message._copy import made
 from tether.message._inputs import validate_inputs
 from tether.state import AgentState, ReplyCursor
 from tether.state._load import check_loaded
@@ -68,7 +66,7 @@ async def begin_reply(
         reply_id = await start_reply(state, msgs, name, run.structured_model, run.commit)
         if not run.announces(EventType.REPLY_START):
             return []
-        return [trusted_events.reply_start(reply_id, name)]
+        return [ReplyStartEvent(reply_id=reply_id, name=name)]
     if state.reply is None:
         raise NothingToResumeError(
             "reply(None) continues a reply in progress, but there is none; "
@@ -94,13 +92,10 @@ async def start_reply(
     for msg in msgs:
         state.add_message(msg)
     reply_id = new_id()
-    if type(name) is str:  # what validation would keep as is: built without it
-        shell = made(AssistantMsg, name=name, role="assistant", content=[], id=reply_id)
-    else:
-        shell = AssistantMsg(name=name, content=[], id=reply_id)
-    state.add_message(shell)
+    # `Msg` with the role: the same `AssistantMsg`, without the role class's argument check
+    state.add_message(Msg(name=name, role="assistant", content=[], id=reply_id))
     if structured_model is None:
-        cursor = made(ReplyCursor, reply_id=reply_id, structured_json_schema=None)
+        cursor = ReplyCursor(reply_id=reply_id, structured_json_schema=None)
     else:
         schema = structured_model.model_json_schema()
         cursor = ReplyCursor(reply_id=reply_id, structured_json_schema=schema)

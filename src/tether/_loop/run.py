@@ -15,7 +15,7 @@ from tether._loop.results import STRUCTURED_TOOL, store_result
 from tether._loop.structured import reply_view
 from tether.context import fit_tool_result
 from tether.event import AgentEvent, EventType
-from tether.message import Msg, ToolCallBlock, ToolCallState, ToolResultBlock
+from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock
 from tether.middleware import overrides
 from tether.middleware._chain import has_hook
 from tether.state import AgentState, Checkpoint, ReplyCursor
@@ -43,22 +43,11 @@ _FOR_WATCHERS = frozenset(
         EventType.TOOL_RESULT_START,
     }
 )
-"""The events only a watcher of the stream reads: the loop itself needs none of them."""
-_FOR_HOOKS = frozenset({EventType.TOOL_RESULT_END, EventType.REPLY_END})
-"""The events only a hook reads besides the watchers' (`reply()` takes the final message
-from `Run.final` when no hook hears the events)."""
-_UNHEARD = _FOR_WATCHERS | _FOR_HOOKS
+"""The events only a watcher of the stream reads: the loop itself needs none of them.
+`reply()` builds them only if a middleware declares it watches every event
+(`MiddlewareBase.watches_all_events`); every other event is always built, whoever listens."""
 _EVERY: frozenset[EventType] = frozenset()
 _PENDING = ToolCallState.PENDING
-
-
-def _checks_locally(tool: ToolBase) -> bool:
-    """Whether the tool's own permission check is one of ours (they await nothing outside).
-
-    A tool of the caller's that overrides `check_permissions` may await anything.
-    """
-    check = type(tool).check_permissions
-    return getattr(check, "__module__", "").startswith("tether.")
 
 
 @dataclass(slots=True)
@@ -70,16 +59,12 @@ class Run:
     structured_model: type[BaseModel] | None = None
     observed: bool = True
     """Someone watches the event stream: every event is built. False (`reply()` with no
-    middleware watching): the events in `_FOR_WATCHERS` are not (see `announces`)."""
-    heard: bool = True
-    """Some hook sees the events (`reply_stream()`, or an `on_reply`, `on_reasoning` or
-    `on_acting` hook). False: the events in `_FOR_HOOKS` are not built either."""
+    middleware declaring it watches every event): the events in `_FOR_WATCHERS` are not
+    (see `announces`)."""
     checkpoint: Checkpoint | None = None
     """Awaited at every save point (see `save`)."""
     reply_id: str = ""
     """The reply's id, once it started (or resumed): set by the loop (`drive`)."""
-    final: Msg | None = None
-    """The reply's final message (its copy handed out) when REPLY_END is not built."""
     saved: Snapshot | None = None
     """The state as of the last successful checkpoint (kept only with a checkpoint)."""
     failed: bool = False
@@ -99,7 +84,7 @@ class Run:
 
     def __post_init__(self) -> None:
         if not self.observed:
-            self.skipped = _FOR_WATCHERS if self.heard else _UNHEARD
+            self.skipped = _FOR_WATCHERS
 
     @property
     def cursor(self) -> ReplyCursor:
@@ -111,11 +96,10 @@ class Run:
     def announces(self, kind: EventType) -> bool:
         """Whether this drive builds events of `kind`: the one place the loop skips events.
 
-        `reply_stream()` builds every event; `reply()` with no middleware watching skips
-        the ones only a watcher reads (block events, REPLY_START, model-call start and
-        end, TOOL_RESULT_START), keeping REPLY_END, tool results, pauses, retries,
-        compression and plugin events; with no iterator hook at all, TOOL_RESULT_END and
-        REPLY_END too (nothing reads them: `reply()` takes the message from `final`).
+        `reply_stream()` builds every event; `reply()` skips the ones only a watcher of
+        the stream reads (block events, REPLY_START, model-call start and end,
+        TOOL_RESULT_START) unless a middleware declares `watches_all_events`. REPLY_END,
+        tool results, pauses, retries, compression and plugin events are always built.
         """
         return kind not in self.skipped
 
@@ -179,7 +163,8 @@ class Run:
             return False
         tools = view.tools
         return all(
-            (tool := tools.get(call.name)) is None or _checks_locally(tool) for call in pending
+            (tool := tools.get(call.name)) is None or tool.is_permission_check_local
+            for call in pending
         )
 
     def roll_back(self) -> None:

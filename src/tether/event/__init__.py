@@ -1,9 +1,5 @@
 """Events: what an agent streams while it works, and what resumes a paused reply."""
 
-# `trusted_events`: the loop's and the assembler's unvalidated builders (their callers vouch
-# for the values). Importable for tether's own layers, deliberately not in `__all__` nor
-# documented: an application building events should use the validating constructors.
-from tether.event import _trusted as trusted_events  # noqa: F401
 from tether.event._deltas import delta_maker
 from tether.event._events import (
     AgentEvent,

@@ -6,9 +6,9 @@ the assembler, the delta is the provider's `str`. Validating each event again is
 its price, and the id and timestamp every event gets are most of the rest, so
 `delta_maker` builds one block's delta events without either cost:
 
-- the instance is made by pydantic-core from a finished `__dict__` (a model schema whose
-  inner schema takes the values as they are), which is what `model_construct` does, but
-  without its per-call work in Python;
+- the instance is made by pydantic-core from a finished `__dict__` (`tether._fast.builder`,
+  the one place that relies on how pydantic builds models), which is what
+  `model_construct` does, but without its per-call work in Python;
 - the id is one of `tether._ids.new_id`'s (the process's prefix and the next number of
   its counter, as 8 hex digits), its text put together from a table of hex digits instead
   of formatting;
@@ -20,7 +20,7 @@ its price, and the id and timestamp every event gets are most of the rest, so
 Apart from that timestamp the result is exactly what the validated constructor gives: the
 same class, the same `__dict__` in the same order (so the same JSON), the same fields-set,
 no extra, no private values. The first maker of each class checks that against a validated
-event, and falls back to validating if pydantic ever builds them differently.
+event (`builder`), and falls back to validating if pydantic ever builds them differently.
 """
 
 from __future__ import annotations
@@ -29,8 +29,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from pydantic_core import SchemaValidator, core_schema
-
+from tether import _fast
 from tether._ids import ID_PREFIX, next_id_number, now_iso
 from tether.event._events import (
     TextBlockDeltaEvent,
@@ -61,15 +60,10 @@ _time_ns = time.time_ns
 _SHARED_NS = 1_000_000
 """Delta events of one block made within this many nanoseconds share their timestamp."""
 
-_builders: dict[type[Any], tuple[Callable[[tuple[Any, ...]], Any], Any] | None] = {}
+_builders: dict[type[Any], tuple[_fast.Build, Any] | None] = {}
 """Per event class, pydantic-core's build from a finished `__dict__` once checked, and the
 class's `type` (`None`: validate)."""
-_unchecked: dict[type[Any], Callable[[tuple[Any, ...]], Any]] = {
-    cls: SchemaValidator(core_schema.model_schema(cls, core_schema.any_schema())).validate_python
-    for cls in D.__constraints__
-}
-"""The same, made at import: the event classes are built lazily (`defer_build`), and once a
-class is built pydantic-core reuses the class's own validator for any schema naming it."""
+_fast.prepare(*D.__constraints__)  # at import: before anything builds the classes
 
 
 def _high_part(n: int) -> tuple[int, str]:
@@ -77,44 +71,13 @@ def _high_part(n: int) -> tuple[int, str]:
     return (n >> 8, f"{ID_PREFIX}{n >> 8:06x}")
 
 
-def _fields(
-    reply_id: str, event_id: str, created_at: str, block_id: str, kind: Any, delta: str
-) -> dict[str, Any]:
-    """A delta event's `__dict__`, in the order of its fields (`make`'s template's order)."""
-    return {
-        "reply_id": reply_id,
-        "id": event_id,
-        "created_at": created_at,
-        "block_id": block_id,
-        "type": kind,
-        "delta": delta,
-    }
-
-
-def _builder(cls: type[D]) -> tuple[Callable[[tuple[Any, ...]], D], Any] | None:
-    """pydantic-core's build of `cls` from `(__dict__, extra, fields_set)`, and its `type`.
-
-    `None` if that build is not exactly what validation makes.
-    """
+def _builder(cls: type[D]) -> tuple[_fast.Build, Any] | None:
+    """pydantic-core's build of `cls` and its `type`; `None` if it is not what validation makes."""
     if cls in _builders:
         return _builders[cls]
-    build = _unchecked[cls]
+    build = _fast.builder(cls, {"reply_id": "r", "block_id": "b", "delta": "d"})
     kind = cls.model_fields["type"].default
-    expected = cls(reply_id="r", block_id="b", delta="d", id="i", created_at="t")
-    try:
-        made = build((_fields("r", "i", "t", "b", kind, "d"), None, set(_GIVEN)))
-    except ValueError:  # pydantic's ValidationError: it validates instead of building
-        made = None
-    exact = (
-        made is not None
-        and type(made) is cls
-        and list(made.__dict__.items()) == list(expected.__dict__.items())
-        and made.model_dump_json() == expected.model_dump_json()
-        and made.__pydantic_extra__ is None
-        and made.__pydantic_private__ is None
-        and made == expected
-    )
-    _builders[cls] = found = (build, kind) if exact else None
+    _builders[cls] = found = None if build is None else (build, kind)
     return found
 
 
@@ -132,7 +95,7 @@ def delta_maker(cls: type[D], reply_id: str, block_id: str) -> Callable[[str], D
         return lambda delta: cls(reply_id=reply_id, block_id=block_id, delta=delta)
     build, kind = found
     template = {"reply_id": reply_id, "id": "", "created_at": "", "block_id": block_id}
-    template["type"], template["delta"] = kind, ""  # the order of `_fields`
+    template["type"], template["delta"] = kind, ""  # the order of the fields
     copy = template.copy  # copying beats a dict display
     since = until = 0  # the span (ns) in which `stamp` is this block's time
     stamp = ""
@@ -151,6 +114,7 @@ def delta_maker(cls: type[D], reply_id: str, block_id: str) -> Callable[[str], D
             since, until, stamp = ns, ns + _SHARED_NS, now_iso()
         fields["created_at"] = stamp
         fields["delta"] = delta
-        return build((fields, None, {"reply_id", "block_id", "delta"}))
+        event: D = build((fields, None, {"reply_id", "block_id", "delta"}))
+        return event
 
     return make

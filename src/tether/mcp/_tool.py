@@ -93,6 +93,8 @@ class MCPTool(ToolBase):
         """The server's JSON schema for the arguments, in the shape providers accept."""
         return self._schema
 
+    is_permission_check_local = True  # decides from the arguments alone
+
     async def check_permissions(
         self,
         tool_input: dict[str, Any],

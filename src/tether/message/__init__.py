@@ -1,5 +1,6 @@
 """Messages, the content blocks they are made of, and their token estimates."""
 
+from tether._fast import detached
 from tether.message._blocks import (
     Base64Source,
     ContentBlock,
@@ -13,7 +14,6 @@ from tether.message._blocks import (
     ToolResultState,
     URLSource,
 )
-from tether.message._copy import detached
 from tether.message._estimate import (
     BLOCK_OVERHEAD_TOKENS,
     count_text_tokens,

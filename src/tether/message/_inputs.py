@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from tether._fast import detached
 from tether.errors import InvalidInputError
 from tether.message._blocks import ToolCallBlock, ToolResultBlock
-from tether.message._copy import detached
 from tether.message._msg import Msg
 
 __all__ = ["validate_inputs"]

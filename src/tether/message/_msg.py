@@ -4,6 +4,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from tether._fast import set_class
 from tether.message._blocks import (
     ContentBlock,
     TextBlock,
@@ -21,7 +22,6 @@ __all__ = ["AssistantMsg", "Msg", "Role", "SystemMsg", "UserMsg"]
 
 Role = Literal["user", "assistant", "system"]
 _B = TypeVar("_B")
-_set = object.__setattr__
 
 
 class Msg(BaseModel):
@@ -70,7 +70,7 @@ class Msg(BaseModel):
     def _as_role_class(self) -> "Msg":
         # A `UserMsg` saved as JSON comes back a `UserMsg` (the role classes add no field).
         if type(self) is Msg:
-            _set(self, "__class__", _ROLE_CLASSES[self.role])
+            set_class(self, _ROLE_CLASSES[self.role])
         return self
 
     @model_validator(mode="before")

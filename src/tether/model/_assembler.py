@@ -9,10 +9,15 @@ from tether.event import (
     AgentEvent,
     ModelCallEndEvent,
     TextBlockDeltaEvent,
+    TextBlockEndEvent,
+    TextBlockStartEvent,
     ThinkingBlockDeltaEvent,
+    ThinkingBlockEndEvent,
+    ThinkingBlockStartEvent,
     ToolCallDeltaEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
     delta_maker,
-    trusted_events,
 )
 from tether.message import (
     ChatUsage,
@@ -120,10 +125,10 @@ class StreamAssembler:
         self._open = block
         if self.emit:
             if isinstance(block, TextBlock):
-                events.append(trusted_events.text_block_start(self.reply_id, block.id))
+                events.append(TextBlockStartEvent(reply_id=self.reply_id, block_id=block.id))
                 self._make = delta_maker(TextBlockDeltaEvent, self.reply_id, block.id)
             else:
-                events.append(trusted_events.thinking_block_start(self.reply_id, block.id))
+                events.append(ThinkingBlockStartEvent(reply_id=self.reply_id, block_id=block.id))
                 self._make = delta_maker(ThinkingBlockDeltaEvent, self.reply_id, block.id)
         return events
 
@@ -137,13 +142,16 @@ class StreamAssembler:
         if isinstance(block, TextBlock):
             block.__dict__["text"] = text  # a field given at construction: no __setattr__
             if self.emit:
-                return [trusted_events.text_block_end(self.reply_id, block.id)]
+                return [TextBlockEndEvent(reply_id=self.reply_id, block_id=block.id)]
         else:
             block.thinking = text
             if self.emit:
                 return [
-                    trusted_events.thinking_block_end(
-                        self.reply_id, block.id, block.signature, block.redacted
+                    ThinkingBlockEndEvent(
+                        reply_id=self.reply_id,
+                        block_id=block.id,
+                        signature=block.signature,
+                        redacted=block.redacted,
                     )
                 ]
         return []
@@ -190,7 +198,9 @@ class StreamAssembler:
             self._args[delta.index] = []
             self.blocks.append(call)
             if self.emit:
-                events.append(trusted_events.tool_call_start(self.reply_id, call.id, call.name))
+                events.append(
+                    ToolCallStartEvent(reply_id=self.reply_id, block_id=call.id, name=call.name)
+                )
                 self._makers[delta.index] = delta_maker(ToolCallDeltaEvent, self.reply_id, call.id)
         elif delta.name and not call.name:
             call.name = delta.name
@@ -210,7 +220,11 @@ class StreamAssembler:
             # `input` was given at construction (in the fields set): no pydantic __setattr__
             call.__dict__["input"] = arguments if arguments.strip() else "{}"
             if self.emit:
-                events.append(trusted_events.tool_call_end(self.reply_id, call.id, detached(call)))
+                events.append(
+                    ToolCallEndEvent(
+                        reply_id=self.reply_id, block_id=call.id, tool_call=detached(call)
+                    )
+                )
         return events
 
     def response(self, model_name: str = "") -> ChatResponse:
@@ -225,12 +239,12 @@ class StreamAssembler:
     def end_event(self, model_name: str) -> ModelCallEndEvent:
         """The MODEL_CALL_END event of this answer: the model, its usage, why it stopped."""
         usage = self._priced(model_name)
-        return trusted_events.model_call_end(
-            self.reply_id,
-            model_name,
-            usage,
-            self.stop_reason,
-            usage.cost if usage is not None else None,
+        return ModelCallEndEvent(
+            reply_id=self.reply_id,
+            model_name=model_name,
+            usage=usage,
+            stop_reason=self.stop_reason,
+            cost=usage.cost if usage is not None else None,
         )
 
     def _priced(self, model_name: str) -> ChatUsage | None:

@@ -73,6 +73,8 @@ class SkillTool(ToolBase):
         )
         self._skills = skills
 
+    is_permission_check_local = True  # decides from the arguments alone
+
     async def check_permissions(
         self,
         tool_input: dict[str, Any],

@@ -16,16 +16,15 @@ accept what the checked path would refuse, or read anything differently.
 
 from __future__ import annotations
 
-import copy
 import functools
-import json
-import json.encoder
-from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import TypeAdapter
 from pydantic_core import SchemaValidator, core_schema
 
+from tether import _fast
+from tether._fast import fields_of as _fields_of
+from tether._fast import new_model, set_class, set_fields_set
 from tether._ids import derived_block_id
 from tether.message import (
     AssistantMsg,
@@ -39,103 +38,91 @@ from tether.message import (
 )
 from tether.state._light import shared_fields_set
 
-__all__ = ["fast_validator"]
+__all__ = ["check_message_json", "fast_validator"]
 
-
-def _encoder() -> Callable[[Any], str]:
-    """`json.dumps(value, ensure_ascii=False)`: what `ToolCallBlock`'s `input` validator writes.
-
-    Its C encoder is made once (`json.dumps` makes one per call with these options).
-    """
-    encoder = json.JSONEncoder(ensure_ascii=False)
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:
-        return encoder.encode
-    encode = make(
-        None, encoder.default, json.encoder.encode_basestring, None, ": ", ", ", False, False, True
-    )
-    return lambda value: "".join(encode(value, 0))
-
-
-_ENCODE = _encoder()
-_new = object.__new__
-# The slots written per loaded model, through their descriptors: what `object.__setattr__`
-# calls after looking the name up on the class (twice as fast for `__class__`).
-_set_class = object.__dict__["__class__"].__set__
-_set_dict = BaseModel.__dict__["__dict__"].__set__
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+_ENCODE = _fast.json_encoder()
+"""`json.dumps(value, ensure_ascii=False)`: what `ToolCallBlock`'s `input` validator writes."""
 _ID_KINDS = frozenset({"text", "thinking", "hint", "data"})
 _FINISHED, _PENDING = ToolCallState.FINISHED, ToolCallState.PENDING
 
 
 @functools.cache
-def fast_validator(state_cls: type[Any]) -> SchemaValidator:
-    """The compiled reader of `state_cls` (`AgentState`), built on first use."""
-    state_cls.model_rebuild()
-    schema = copy.copy(state_cls.__pydantic_core_schema__)
-    assert schema["type"] == "definitions"
+def fast_validator(state_cls: type[Any]) -> SchemaValidator | None:
+    """The compiled reader of `state_cls` (`AgentState`), built on first use.
+
+    None if pydantic's schemas are not shaped as `tether._fast` assumes: then every state
+    takes the checked path (`tether._fast.taken()` says so).
+    """
+    try:
+        validator = _reader(state_cls)
+    except (_fast.SchemaShapeError, KeyError, TypeError):
+        validator = None
+    _fast.reader_taken(validator is not None)
+    return None if _fast.FORCE_FALLBACK else validator
+
+
+def _reader(state_cls: type[Any]) -> SchemaValidator:
+    schema = _fast.core_schema_of(state_cls)
     model = dict(schema["schema"])
-    fields_schema = dict(model["schema"])
-    fields = dict(fields_schema["fields"])
+    fields = _fields_of(model)
     context = dict(fields["context"])
     default = dict(context["schema"])  # {"type": "default", "schema": list[Msg], ...}
     msg = default["schema"]["items_schema"]["schema"]  # after(_as_role_class) → model(Msg)
-    assert msg["type"] == "model" and msg["cls"] is Msg
+    if msg.get("cls") is not Msg:
+        raise _fast.SchemaShapeError("the context's items are not `Msg` model schemas")
     items = _message_union(msg, {d["ref"]: d for d in schema["definitions"]})
     default["schema"] = core_schema.no_info_after_validator_function(
         _finish, core_schema.list_schema(items)
     )
     context["schema"] = default
     fields["context"] = context
-    fields_schema["fields"] = fields
-    model["schema"] = fields_schema
-    model["cls"] = _shadow(state_cls)
+    model["schema"] = {**model["schema"], "fields": fields}
+    if model["schema"].get("type") != "model-fields":
+        raise _fast.SchemaShapeError("`AgentState`'s fields are wrapped by a validator")
+    model["cls"] = _fast.shadow(state_cls)
     model.pop("ref", None)
-    schema["schema"] = core_schema.no_info_after_validator_function(_unshadow, model)
+    schema["schema"] = core_schema.no_info_after_validator_function(_fast.unshadow, model)
     return SchemaValidator(schema)
 
 
-_SHADOWS: dict[type[Any], type[Any]] = {}
+def check_message_json(body: bytes) -> None:
+    """Raise `ValueError` (a `ValidationError`) unless `body` loads as a message.
 
-
-def _shadow(cls: type[Any]) -> type[Any]:
-    """A subclass of `cls` that pydantic-core builds instances of from this reader's schema.
-
-    pydantic-core validates a model schema of a class whose own validator is built with
-    that validator (ignoring the schema given), so the schemas here name a subclass that is
-    never built (`defer_build`); what it makes is switched back to `cls` (`_unshadow`).
+    The same compiled reader as a state's messages take (one pydantic-core pass; the
+    fix-up that follows it refuses nothing `message_json` writes), a quarter of what
+    `TypeAdapter(Msg).validate_json` costs; the latter is used if the reader cannot be
+    built. The message made is dropped.
     """
-    shadow = _SHADOWS.get(cls)
-    if shadow is None:
-        shadow = type(f"_Compact{cls.__name__}", (cls,), {"__module__": __name__})
-        assert not shadow.__pydantic_complete__
-        _SHADOWS[cls] = shadow
-        _REAL[shadow] = cls
-    return shadow
+    reader = _message_reader()
+    if reader is None:
+        _MSG.validate_json(body)
+    else:
+        reader.validate_json(body)
 
 
-_REAL: dict[type[Any], type[Any]] = {}
+@functools.cache
+def _message_reader() -> SchemaValidator | None:
+    try:
+        schema = _fast.core_schema_of(Msg)
+        msg = schema["schema"]
+        while msg.get("type") != "model":  # the role-class validator wraps the model
+            msg = msg["schema"]
+        items = _message_union(msg, {d["ref"]: d for d in schema["definitions"]})
+        reader = SchemaValidator(core_schema.definitions_schema(items, schema["definitions"]))
+    except (_fast.SchemaShapeError, KeyError, TypeError):
+        reader = None
+    _fast.message_reader_taken(reader is not None)
+    return None if _fast.FORCE_FALLBACK else reader
 
 
-def _unshadow(obj: Any) -> Any:
-    _set_class(obj, _REAL[type(obj)])
-    return obj
-
-
-def _fields_of(model: Any) -> Any:
-    inner = model["schema"]
-    while inner["type"] != "model-fields":  # a model validator wraps the fields
-        inner = inner["schema"]
-    return dict(inner["fields"])
+_MSG = TypeAdapter(Msg)
 
 
 def _model(cls: type[Any], fields: Any, title: str) -> Any:
     kind = _CALL if cls is ToolCallBlock else _RESULT if cls is ToolResultBlock else _OTHER
-    _PLANS[_shadow(cls)] = (cls, shared_fields_set(cls), kind)
+    _PLANS[_fast.shadow(cls)] = (cls, shared_fields_set(cls), kind)
     return core_schema.model_schema(
-        _shadow(cls),
+        _fast.shadow(cls),
         core_schema.model_fields_schema(fields, model_name=title),
         config=core_schema.CoreConfig(extra_fields_behavior="forbid", title=title),
     )
@@ -225,8 +212,8 @@ def _finish(context: list[Msg]) -> list[Msg]:
     plans = _PLANS
     for msg in context:
         cls, shared, _kind = plans[type(msg)]
-        _set_class(msg, cls)
-        _set_fields_set(msg, shared)
+        set_class(msg, cls)
+        set_fields_set(msg, shared)
         values = msg.__dict__
         if values["name"] is None:
             values["name"] = values["role"]
@@ -239,12 +226,7 @@ def _finish(context: list[Msg]) -> list[Msg]:
 
 
 def _text(text: str, block_id: str) -> TextBlock:
-    block = _new(TextBlock)
-    _set_dict(block, {"type": "text", "text": text, "id": block_id})
-    _set_fields_set(block, _TEXT_SET)
-    _set_extra(block, None)
-    _set_private(block, None)
-    return block
+    return new_model(TextBlock, {"type": "text", "text": text, "id": block_id}, _TEXT_SET)
 
 
 def _finish_blocks(msg_id: str, content: list[Any]) -> list[Any]:
@@ -264,8 +246,8 @@ def _finish_blocks(msg_id: str, content: list[Any]) -> list[Any]:
     names: dict[str, str] = {}
     for block in content:
         cls, shared, kind = plans[type(block)]
-        _set_class(block, cls)
-        _set_fields_set(block, shared)
+        set_class(block, cls)
+        set_fields_set(block, shared)
         values = block.__dict__
         if kind == _CALL:
             call_id = values["id"]
@@ -304,7 +286,6 @@ def _finish_blocks(msg_id: str, content: list[Any]) -> list[Any]:
 
 
 def _result(call_id: str, name: str, result: Any, shared: set[str]) -> ToolResultBlock:
-    block = _new(ToolResultBlock)
     if type(result) is str:
         values: dict[str, Any] = {
             "type": "tool_result",
@@ -323,11 +304,7 @@ def _result(call_id: str, name: str, result: Any, shared: set[str]) -> ToolResul
             "state": result.get("state", _SUCCESS),
             "metadata": result["metadata"] if "metadata" in result else {},
         }
-    _set_dict(block, values)
-    _set_fields_set(block, shared)
-    _set_extra(block, None)
-    _set_private(block, None)
-    return block
+    return new_model(ToolResultBlock, values, shared)
 
 
 _SUCCESS = ToolResultBlock.model_fields["state"].default

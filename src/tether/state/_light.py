@@ -15,11 +15,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from tether._fast import set_fields_set
 from tether.message import AssistantMsg, Msg, SystemMsg, UserMsg
 
 __all__ = ["lighten", "shared_fields_set"]
 
-_set = object.__setattr__
 _ALL_FIELDS: dict[type[BaseModel], _AllFields] = {}
 _WITH_CONTENT = frozenset({Msg, UserMsg, AssistantMsg, SystemMsg})
 
@@ -60,7 +60,7 @@ def lighten(model: BaseModel) -> None:
     shared = _ALL_FIELDS.get(cls)
     if shared is None:
         shared = shared_fields_set(cls)
-    _set(model, "__pydantic_fields_set__", shared)
+    set_fields_set(model, shared)
     if cls in _WITH_CONTENT:
         for block in model.__dict__["content"]:
             lighten(block)

@@ -194,9 +194,10 @@ class AgentState(BaseModel):
         deeper than 200 levels); anything else (older versions, damaged data) takes the
         checked path, which migrates or explains.
         """
-        if not args and not kwargs:
+        reader = None if args or kwargs else fast_validator(cls)
+        if reader is not None:
             try:
-                state = fast_validator(cls).validate_json(json_data)
+                state = reader.validate_json(json_data)
             except (ValidationError, ValueError, TypeError):
                 pass
             else:

@@ -96,6 +96,16 @@ class ToolBase(ABC):
     is_idempotent: bool = False
     """True if running a call twice has the effect of running it once: a call whose
     process died while it ran is run again, instead of being answered as interrupted."""
+    is_permission_check_local: bool = True
+    """True if `check_permissions` decides from its arguments and the session alone,
+    awaiting nothing outside the process (no server, no person, no other task): the loop
+    may then write the model step's save point and the batch's claim as one. A subclass
+    that overrides `check_permissions` gets False unless it sets this flag itself."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "check_permissions" in cls.__dict__ and "is_permission_check_local" not in cls.__dict__:
+            cls.is_permission_check_local = False
 
     @property
     def input_schema(self) -> dict[str, Any]:

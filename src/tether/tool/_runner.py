@@ -10,12 +10,11 @@ from contextlib import aclosing
 from types import CoroutineType
 from typing import Any
 
-from pydantic import BaseModel
-
 from tether.event import (
     AgentEvent,
+    ToolResultEndEvent,
+    ToolResultStartEvent,
     ToolResultTextDeltaEvent,
-    trusted_events,
 )
 from tether.message import (
     DataBlock,
@@ -32,54 +31,19 @@ __all__ = ["error_result", "result_of", "run_tool", "to_result"]
 _log = logging.getLogger("tether.tool")
 
 
-_new, _set = object.__new__, object.__setattr__
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
-_SUCCESS = ToolResultState.SUCCESS
-
-
 def _text_result(
     call: ToolCallBlock, text: str, state: ToolResultState | None = None
 ) -> ToolResultBlock:
-    """`ToolResultBlock(id=call.id, name=call.name, output=text[, state=state])`.
-
-    Built without validation when every value is one validation keeps as it is (exact
-    `str`s, a `ToolResultState`): a fifth of the cost, paid by every call. Otherwise
-    validated. `tests/core/test_core_made_models.py` checks both give equal blocks.
-    """
-    call_id, name = call.id, call.name
-    if type(call_id) is not str or type(name) is not str or type(text) is not str:
-        if state is None:
-            return ToolResultBlock(id=call_id, name=name, output=text)
-        return ToolResultBlock(id=call_id, name=name, output=text, state=state)
-    block = _new(ToolResultBlock)
-    _set(
-        block,
-        "__dict__",
-        {
-            "type": "tool_result",
-            "id": call_id,
-            "name": name,
-            "output": text,
-            "state": _SUCCESS if state is None else state,
-            "metadata": {},
-        },
-    )
-    _set_fields_set(
-        block, {"id", "name", "output"} if state is None else {"id", "name", "output", "state"}
-    )
-    _set_extra(block, None)
-    _set_private(block, None)
-    return block
+    """`ToolResultBlock(id=call.id, name=call.name, output=text[, state=state])`."""
+    if state is None:
+        return ToolResultBlock(id=call.id, name=call.name, output=text)
+    return ToolResultBlock(id=call.id, name=call.name, output=text, state=state)
 
 
 def error_result(
     call: ToolCallBlock, text: str, state: ToolResultState = ToolResultState.ERROR
 ) -> ToolResultBlock:
     """An error result the model reads."""
-    if type(state) is not ToolResultState:
-        return ToolResultBlock(id=call.id, name=call.name, output=text, state=state)
     return _text_result(call, text, state)
 
 
@@ -199,7 +163,7 @@ async def run_tool(
     """
     reply_id = context.reply_id
     if announce:
-        yield trusted_events.tool_result_start(reply_id, call.id, call.name)
+        yield ToolResultStartEvent(reply_id=reply_id, block_id=call.id, name=call.name)
     try:
         if arguments is None:
             arguments = parse_arguments(call.input)
@@ -216,4 +180,4 @@ async def run_tool(
             result = kept[0]
     except Exception as exc:  # a tool's failure is the model's to handle, and logged
         result = _failed(tool, call, exc)
-    yield trusted_events.tool_result_end(reply_id, call.id, result)
+    yield ToolResultEndEvent(reply_id=reply_id, block_id=call.id, tool_result=result)

@@ -11,6 +11,7 @@ the Redis or PostgreSQL backends or the event logs.
 It may import these private modules of other packages (and no others; the layering test
 checks it):
 
+- tether.state._fastload
 - tether.state._json
 """
 

@@ -24,6 +24,7 @@ from tether.app.storage._record import SessionInfo, SessionKey
 from tether.errors import SessionCorruptedError, SessionInputError, StateError, StateVersionError
 from tether.message import Msg
 from tether.state import SCHEMA_VERSION, AgentState
+from tether.state._fastload import check_message_json
 from tether.state._json import message_json, remember_message_json
 
 __all__ = [
@@ -46,14 +47,14 @@ __all__ = [
 
 logger = logging.getLogger("tether.storage")
 _STATE = TypeAdapter(AgentState)
-_MSG = TypeAdapter(Msg)
+_HEAD = _STATE.serializer
 _NO_CONTEXT = {"context"}
 _UNSAVABLE = (PydanticSerializationError, ValidationError, StateVersionError)
 
 
 def dump_head(state: AgentState) -> bytes:
     """The state without its context, as JSON (unchecked: see `encode_head`)."""
-    return _STATE.dump_json(state, exclude=_NO_CONTEXT, warnings=False)
+    return _HEAD.to_json(state, exclude=_NO_CONTEXT, warnings=False)
 
 
 def dump_message(msg: Msg) -> bytes:
@@ -67,10 +68,19 @@ def dump_message(msg: Msg) -> bytes:
 def encode_head(key: SessionKey, state: AgentState, known: bytes | None = None) -> bytes:
     """The state without its context, as JSON, checked to load back (else `SessionInputError`).
 
-    A head equal to `known` (one stored or loaded, so checked already) is not checked again.
+    The head is what tether's own models serialise to, so it is not validated again when
+    pydantic's serialiser finds every value of its declared type (`warnings="error"`: a
+    value assigned unvalidated, such as a `str` for an `int`, makes it complain). Only
+    then, or for another schema version, is the head validated as loading would.
     """
     try:
-        head = _STATE.dump_json(state, exclude=_NO_CONTEXT, warnings=False)
+        try:
+            head = _HEAD.to_json(state, exclude=_NO_CONTEXT, warnings="error")
+        except PydanticSerializationError:  # a value not of its type: does it still load?
+            head = _HEAD.to_json(state, exclude=_NO_CONTEXT, warnings=False)
+        else:
+            if state.schema_version == SCHEMA_VERSION:
+                return head
         if head == known:
             return head
         if state.schema_version == SCHEMA_VERSION:
@@ -87,7 +97,7 @@ def encode_bodies(key: SessionKey, context: list[Msg]) -> tuple[bytes, ...]:
     try:
         bodies = tuple(message_json(msg) for msg in context)
         for body in bodies:
-            _MSG.validate_json(body)
+            check_message_json(body)
     except _UNSAVABLE as exc:
         raise _unsavable(key, exc) from exc
     return bodies
@@ -155,9 +165,9 @@ def plan_delta(
         else:
             plan = _plan_all(old, context)
         for _, body in plan.changed:
-            _MSG.validate_json(body)
+            check_message_json(body)
         for body in plan.appended:
-            _MSG.validate_json(body)
+            check_message_json(body)
     except _UNSAVABLE as exc:
         raise _unsavable(key, exc) from exc
     return plan

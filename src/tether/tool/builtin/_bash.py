@@ -134,6 +134,8 @@ class Bash(ToolBase):
         """Read-only commands may run alongside other concurrency-safe calls."""
         return self.is_read_only_call(tool_input)
 
+    is_permission_check_local = True  # decides from the arguments alone
+
     async def check_permissions(
         self,
         tool_input: dict[str, Any],

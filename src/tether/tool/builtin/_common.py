@@ -88,6 +88,8 @@ class FileToolBase(ToolBase):
             return None
         return self.target_path(parsed)
 
+    is_permission_check_local = True  # decides from the arguments alone
+
     async def check_permissions(
         self,
         tool_input: dict[str, Any],
