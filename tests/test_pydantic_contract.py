@@ -39,8 +39,9 @@ from tether.message import (
     UserMsg,
     detached,
 )
-from tether.state import AgentState, check_message_json, message_json
-from tether.state._fastload import _message_reader, fast_validator
+from tether.state import AgentState
+from tether.state._fastload import _message_reader, check_message_json, fast_validator
+from tether.state._json import message_json
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "tether"
 DELTAS = (

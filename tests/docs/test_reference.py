@@ -36,7 +36,6 @@ PAGES = {  # package → its reference page (docs/reference/<page>.md)
     "tether.app.web": "server",
     "tether.middleware": "middleware",
     "tether.tracing": "tracing",
-    "tether.tracing": "tracing",
     "tether.errors": "errors",
     "tether.testing": "testing",
     "tether.testing.storage_conformance": "testing",
