@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from functools import partial
 from typing import Any
 
 from tether import middleware
+from tether._loop import nested
 from tether._loop.assign import put
 from tether._loop.batch import (
     Finished,
@@ -48,6 +50,8 @@ from tether.tool._base import allowed_by_default, allows_every_call
 __all__ = ["act"]
 
 _ALLOWED = ToolCallState.ALLOWED
+_WAITS = ToolResultState.RUNNING
+"""The state of the result a sub-agent's tool gives when its child paused."""
 
 
 async def act(run: Run) -> AsyncIterator[AgentEvent]:
@@ -75,8 +79,15 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
                 to_run.append((call, tool, None if isinstance(args, ArgumentError) else args))
         if not to_run:
             return
+        nesting = [tool for _, tool, _ in to_run if getattr(tool, "nests_agent", False)]
+        if nesting and len(to_run) > 1 and run.lock is None:
+            run.lock = asyncio.Lock()  # sub-agents save while the batch commits
         for event in await _claim(run, to_run):
             yield event
+        if nesting:
+            async for event in _nested(run, to_run):
+                yield event
+            return
         try:
             if _lone_call(run, to_run) is not None:  # nothing between the tool and the loop
                 lone, lone_tool, lone_args = to_run[0]
@@ -100,6 +111,40 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
                 raise
         finally:
             await interrupt_unfinished([c for c, _, _ in to_run], run.commit)
+
+
+async def _nested(
+    run: Run, to_run: list[tuple[ToolCallBlock, ToolBase, dict[str, Any] | None]]
+) -> AsyncIterator[AgentEvent]:
+    """Run a claimed batch holding sub-agent calls (their save points are this run's).
+
+    A sub-agent that paused answers with a RUNNING result: its call waits on it
+    (SUBMITTED) instead of finishing, and its result event is not passed on.
+    """
+    paused: set[str] = set()
+    with nested.registered(run):
+        try:
+            running = run_batch(to_run, partial(_events, run))
+            try:
+                async for item in running:
+                    if isinstance(item, Finished):
+                        call = item.call
+                        if item.result.state is _WAITS and nested.delegated(run.state, call):
+                            put(call, "state", ToolCallState.SUBMITTED)
+                            paused.add(call.id)
+                            await run.save()
+                        else:
+                            await run.commit_and_save(call, item.result)
+                        continue
+                    if isinstance(item, ToolResultEndEvent) and item.block_id in paused:
+                        continue
+                    yield item
+            except BaseException:  # stopped: close the batch now
+                await close_stream(running)
+                raise
+        finally:
+            unfinished = [c for c, _, _ in to_run if c.state is not ToolCallState.SUBMITTED]
+            await interrupt_unfinished(unfinished, run.commit)
 
 
 def _calls(content: list[ContentBlock]) -> tuple[list[ToolCallBlock], bool]:

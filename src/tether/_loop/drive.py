@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from tether import middleware
 from tether._loop.acting import act
 from tether._loop.current import reply_message
+from tether._loop.nested import expand
 from tether._loop.next_action import Act, Finish, Pause, Reason, next_action
 from tether._loop.pause import pause_events, pause_msg
 from tether._loop.reasoning import reason
@@ -140,7 +141,10 @@ async def drive(run: Run, inputs: Any) -> AsyncIterator[AgentEvent]:
                 await run.save()
                 for event in run.released():  # a model step saved with the pause
                     yield event
-                for event in pause_events(run.reply_id, action.asking, action.submitted):
+                asking, submitted = action.asking, action.submitted
+                if submitted:  # some may wait on a sub-agent: list its calls instead
+                    asking, submitted = expand(run.state, asking, submitted)  # type: ignore[assignment]
+                for event in pause_events(run.reply_id, asking, submitted):
                     yield event
                 return
             case Finish():
