@@ -386,8 +386,9 @@ class SubAgentError(TetherError):
 
 
 class SubAgentPermissionError(SubAgentError, ConfigError):
-    """A sub-agent was configured wider than its parent: a more permissive mode, or work
-    dirs outside the parent's. Nothing ran.
+    """A sub-agent was configured wider than its parent; nothing ran.
+
+    A more permissive mode than the parent's, or work dirs outside the parent's.
 
     Leave the sub-agent's mode unset (it inherits the parent's) or set it no wider; narrow
     its work dirs to folders inside the parent's.

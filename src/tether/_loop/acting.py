@@ -50,6 +50,7 @@ from tether.tool._base import allowed_by_default, allows_every_call
 __all__ = ["act"]
 
 _ALLOWED = ToolCallState.ALLOWED
+_SUBMITTED = ToolCallState.SUBMITTED
 _WAITS = ToolResultState.RUNNING
 """The state of the result a sub-agent's tool gives when its child paused."""
 
@@ -79,15 +80,9 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
                 to_run.append((call, tool, None if isinstance(args, ArgumentError) else args))
         if not to_run:
             return
-        nesting = [tool for _, tool, _ in to_run if getattr(tool, "nests_agent", False)]
-        if nesting and len(to_run) > 1 and run.lock is None:
-            run.lock = asyncio.Lock()  # sub-agents save while the batch commits
+        nesting = _nests(run, to_run)
         for event in await _claim(run, to_run):
             yield event
-        if nesting:
-            async for event in _nested(run, to_run):
-                yield event
-            return
         try:
             if _lone_call(run, to_run) is not None:  # nothing between the tool and the loop
                 lone, lone_tool, lone_args = to_run[0]
@@ -99,7 +94,7 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
                 if run.announces(EventType.TOOL_RESULT_END):
                     yield trusted_events.tool_result_end(reply_id, lone.id, result)
                 return
-            running = run_batch(to_run, partial(_events, run))
+            running = _nested(run, to_run) if nesting else run_batch(to_run, partial(_events, run))
             try:
                 async for item in running:
                     if isinstance(item, Finished):
@@ -109,8 +104,18 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
             except BaseException:  # stopped: close the batch now
                 await close_stream(running)
                 raise
-        finally:
-            await interrupt_unfinished([c for c, _, _ in to_run], run.commit)
+        finally:  # a call waiting on its sub-agent (SUBMITTED) is not unfinished
+            unfinished = [c for c, _, _ in to_run if c.state is not _SUBMITTED]
+            await interrupt_unfinished(unfinished, run.commit)
+
+
+def _nests(run: Run, to_run: list[tuple[ToolCallBlock, ToolBase, dict[str, Any] | None]]) -> bool:
+    """Whether the batch runs a sub-agent (then, with other calls, saves are serialised)."""
+    if not any(getattr(tool, "nests_agent", False) for _, tool, _ in to_run):
+        return False
+    if len(to_run) > 1 and run.lock is None:
+        run.lock = asyncio.Lock()  # sub-agents save while the batch commits
+    return True
 
 
 async def _nested(
@@ -118,33 +123,27 @@ async def _nested(
 ) -> AsyncIterator[AgentEvent]:
     """Run a claimed batch holding sub-agent calls (their save points are this run's).
 
-    A sub-agent that paused answers with a RUNNING result: its call waits on it
-    (SUBMITTED) instead of finishing, and its result event is not passed on.
+    Results are committed here. A sub-agent that paused answers with a RUNNING result:
+    its call waits on it (SUBMITTED) instead of finishing, and its result event is not
+    passed on.
     """
     paused: set[str] = set()
     with nested.registered(run):
+        running = run_batch(to_run, partial(_events, run))
         try:
-            running = run_batch(to_run, partial(_events, run))
-            try:
-                async for item in running:
-                    if isinstance(item, Finished):
-                        call = item.call
-                        if item.result.state is _WAITS and nested.delegated(run.state, call):
-                            put(call, "state", ToolCallState.SUBMITTED)
-                            paused.add(call.id)
-                            await run.save()
-                        else:
-                            await run.commit_and_save(call, item.result)
-                        continue
-                    if isinstance(item, ToolResultEndEvent) and item.block_id in paused:
-                        continue
+            async for item in running:
+                if isinstance(item, Finished):
+                    call = item.call
+                    if item.result.state is _WAITS and nested.delegated(run.state, call):
+                        put(call, "state", _SUBMITTED)
+                        paused.add(call.id)
+                        await run.save()
+                    else:
+                        await run.commit_and_save(call, item.result)
+                elif not (isinstance(item, ToolResultEndEvent) and item.block_id in paused):
                     yield item
-            except BaseException:  # stopped: close the batch now
-                await close_stream(running)
-                raise
         finally:
-            unfinished = [c for c, _, _ in to_run if c.state is not ToolCallState.SUBMITTED]
-            await interrupt_unfinished(unfinished, run.commit)
+            await close_stream(running)
 
 
 def _calls(content: list[ContentBlock]) -> tuple[list[ToolCallBlock], bool]:

@@ -6,7 +6,7 @@ around `drive`, which asks `next_action` what to do and dispatches to one named 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any, assert_never
 
 from pydantic import BaseModel
@@ -141,10 +141,7 @@ async def drive(run: Run, inputs: Any) -> AsyncIterator[AgentEvent]:
                 await run.save()
                 for event in run.released():  # a model step saved with the pause
                     yield event
-                asking, submitted = action.asking, action.submitted
-                if submitted:  # some may wait on a sub-agent: list its calls instead
-                    asking, submitted = expand(run.state, asking, submitted)  # type: ignore[assignment]
-                for event in pause_events(run.reply_id, asking, submitted):
+                for event in _pause_events(run, action):
                     yield event
                 return
             case Finish():
@@ -166,6 +163,14 @@ async def drive(run: Run, inputs: Any) -> AsyncIterator[AgentEvent]:
             raise
         if isinstance(action, Reason) and run.cursor.iteration == steps:
             raise contract_error(agent.middlewares, "on_reasoning")
+
+
+def _pause_events(run: Run, action: Pause) -> Iterator[AgentEvent]:
+    """The events that end a paused stream; a call waiting on a sub-agent shows its calls."""
+    if not action.submitted:
+        return pause_events(run.reply_id, action.asking, action.submitted)
+    asking, submitted = expand(run.state, action.asking, action.submitted)
+    return pause_events(run.reply_id, asking, submitted)
 
 
 async def finish(run: Run) -> list[AgentEvent]:

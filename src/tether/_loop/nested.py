@@ -173,9 +173,7 @@ def _split(state: AgentState, event: ResumeEvent) -> tuple[ResumeEvent | None, l
         if isinstance(event, UserConfirmResultEvent):
             child_event = UserConfirmResultEvent(reply_id=reply_id, confirm_results=answers)
         else:
-            child_event = ExternalExecutionResultEvent(
-                reply_id=reply_id, execution_results=answers
-            )
+            child_event = ExternalExecutionResultEvent(reply_id=reply_id, execution_results=answers)
         routed.append((call, record, child_event))
     if not own:
         return None, routed
@@ -187,8 +185,11 @@ def _split(state: AgentState, event: ResumeEvent) -> tuple[ResumeEvent | None, l
 async def route(
     state: AgentState, event: ResumeEvent, tools: Mapping[str, ToolBase] | None
 ) -> tuple[ResumeEvent | None, list[Routed]]:
-    """Validate `event` against the whole tree; split it into the parent's own part and
-    one resume event per delegated call. Raises `ResumeError`; changes nothing."""
+    """Validate `event` against the whole tree; split it by the calls it answers.
+
+    Returns the parent's own part (None if all of it is for sub-agents) and one resume
+    event per delegated call. Raises `ResumeError`; changes nothing.
+    """
     if event.reply_id != (state.reply.reply_id if state.reply else None):
         validate_resume(state, event, tools)  # raises the usual error
     own, routed = _split(state, event)

@@ -138,11 +138,11 @@ class Run:
         crash before that write loses both; a failing one rolls back to `saved`, the
         state before the deferred one.
         """
-        if self.checkpoint is None:
-            return
         if self.failed:
             if self.failure is not None:
                 raise self.failure
+            return
+        if self.checkpoint is None:
             return
         if merge:
             self.deferred = True

@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Mapping
-from contextlib import aclosing
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
@@ -58,6 +57,9 @@ class AgentTool(ToolBase):
     """A tool that runs `agent` on the task it is called with (see `Agent.as_tool`)."""
 
     nests_agent = True
+    is_read_only = True
+    """Running a child changes nothing by itself: each of its calls is checked under a mode
+    no wider than the parent's (so a read-only parent may delegate to read-only work)."""
     is_idempotent = True
     """Running a call again continues its child from the nested state (the child's own
     calls found running are answered as interrupted): nothing runs twice."""
@@ -78,9 +80,12 @@ class AgentTool(ToolBase):
         self.agent = agent
         self.name = name or agent.name
         first = agent.system_prompt.strip().splitlines()[0] if agent.system_prompt.strip() else ""
-        self.description = description or (
-            f"Hand a task to the sub-agent {self.name!r} and get its final answer. {first}"
-        ).strip()
+        self.description = (
+            description
+            or (
+                f"Hand a task to the sub-agent {self.name!r} and get its final answer. {first}"
+            ).strip()
+        )
         self.input_model = input_model or TaskInput
         self.share_context = share_context
         self.max_iters = max_iters
@@ -117,7 +122,7 @@ class AgentTool(ToolBase):
                     state.add_message(detached(msg))
         return state, UserMsg(name="user", content=self._task(tool_input))
 
-    async def call(self, tool_input: BaseModel, context: ToolContext) -> ToolResultBlock:  # type: ignore[override]
+    async def call(self, tool_input: BaseModel, context: ToolContext) -> ToolResultBlock:
         parent = context.session_state
         assert parent is not None, "a sub-agent runs inside a parent's reply"
         run = nested.parent_run(parent)
@@ -174,15 +179,21 @@ class AgentTool(ToolBase):
         paused, final = False, None
         try:
             stream = child.reply_stream(inputs, checkpoint=checkpoint)
-            async with aclosing(stream) as events:
-                async for event in events:
+            try:
+                async for event in stream:
                     if isinstance(event, RequireUserConfirmEvent | RequireExternalExecutionEvent):
                         paused = True
                     elif isinstance(event, ReplyEndEvent):
                         final = event.msg
                     if context.emit is not None:
                         await context.emit(_wrapped(event, self.name, context))
-        except BaseException:
+            finally:
+                aclose = getattr(stream, "aclose", None)  # stopped: the child stops now
+                if aclose is not None:
+                    await aclose()
+        except BaseException as exc:
+            if isinstance(exc, SubAgentError) and run is not None and not run.failed:
+                run.failed, run.failure = True, exc  # a configuration error stops the tree
             if not (run is not None and run.failed):
                 context.tool_state.pop(context.tool_call_id, None)
             raise

@@ -20,7 +20,14 @@ from typing import Any
 
 from tether.agent import Agent
 from tether.message import ChatUsage, ToolCallBlock, ToolResultBlock
-from tether.model import ChatModelBase, ChatRequest, ModelDelta, TextDelta, ToolCallDelta, UsageDelta
+from tether.model import (
+    ChatModelBase,
+    ChatRequest,
+    ModelDelta,
+    TextDelta,
+    ToolCallDelta,
+    UsageDelta,
+)
 from tether.tool import ToolContext, Toolkit, tool
 
 LOG: dict[str, str] = {"path": ""}
@@ -76,7 +83,9 @@ async def note(text: str, ctx: ToolContext) -> str:
 
 
 def researcher() -> Agent:
-    model = RuleModel("res", [("lookup", '{"item": "tides"}'), ("note", '{"text": "t"}')], "tides are 42")
+    model = RuleModel(
+        "res", [("lookup", '{"item": "tides"}'), ("note", '{"text": "t"}')], "tides are 42"
+    )
     return Agent("researcher", "You research.", model, Toolkit(tools=[lookup, note]))
 
 
@@ -103,34 +112,64 @@ def grand_team() -> Agent:
 TEAMS = {"pair": parent, "grand": grand_team}
 
 
-async def main(config: dict[str, Any]) -> None:
-    """Load a state, answer the pause (confirm every call), run to the end, save."""
+def confirm_all(pause_events: list[dict[str, Any]]) -> Any:
+    """A `UserConfirmResultEvent` confirming every call of a paused reply's pause events."""
     from tether.event import ConfirmResult, UserConfirmResultEvent
+
+    asking = [e for e in pause_events if e["type"] == "require_user_confirm"]
+    calls = [ToolCallBlock.model_validate(c) for e in asking for c in e["tool_calls"]]
+    return UserConfirmResultEvent(
+        reply_id=asking[0]["reply_id"],
+        confirm_results=[ConfirmResult(confirmed=True, tool_call=c) for c in calls],
+    )
+
+
+async def main(config: dict[str, Any]) -> None:
+    """Run the team's session in `config["state"]` to its end, confirming every pause.
+
+    Starts a reply if the file is missing, continues one in progress, or sends
+    `config["answer"]` (a resume event as JSON) first. With `kill_save`, the process
+    SIGKILLs itself at that save point (`kill_when`: "before" or "after" writing it).
+    """
+    from tether.event import event_adapter
+    from tether.message import UserMsg
     from tether.state import AgentState
 
     LOG["path"] = config["log"]
-    with open(config["state"]) as f:
-        state = AgentState.model_validate_json(f.read())
+    path = config["state"]
     agent = TEAMS[config["team"]]()
-    agent.state = state
-    pause = json.loads(config["pause"])
-    calls = [ToolCallBlock.model_validate(c) for c in pause["tool_calls"]]
-    event = UserConfirmResultEvent(
-        reply_id=pause["reply_id"],
-        confirm_results=[ConfirmResult(confirmed=True, tool_call=c) for c in calls],
-    )
+    inputs: Any
+    if os.path.exists(path):
+        with open(path) as f:
+            agent.state = AgentState.model_validate_json(f.read())
+        inputs = None if agent.state.reply is not None else "done"
+    else:
+        inputs = UserMsg("user", "go")
+    if "answer" in config:
+        inputs = event_adapter.validate_json(config["answer"])
     saves = 0
 
     async def checkpoint(saved: AgentState) -> None:
         nonlocal saves
         saves += 1
-        with open(config["state"], "w") as f:
+        if config.get("kill_save") == saves and config.get("kill_when") == "before":
+            os.kill(os.getpid(), signal.SIGKILL)
+        with open(path + ".tmp", "w") as f:
             f.write(saved.model_dump_json())
-        if config.get("kill_save") == saves:
+        os.replace(path + ".tmp", path)
+        log(f"saved {saves}")
+        if config.get("kill_save") == saves and config.get("kill_when") != "before":
             os.kill(os.getpid(), signal.SIGKILL)
 
-    final = await agent.reply(event, checkpoint=checkpoint)
-    print(json.dumps({"text": final.get_text_content(), "usage": state.usage.model_dump()}))
+    text = None
+    while inputs != "done":
+        final = await agent.reply(inputs, checkpoint=checkpoint)
+        if final.metadata.get("awaiting"):
+            inputs = confirm_all(final.metadata["pause_events"])
+            continue
+        text = final.get_text_content()
+        break
+    print(json.dumps({"text": text, "saves": saves, "usage": agent.state.usage.model_dump()}))
 
 
 if __name__ == "__main__":
