@@ -3,6 +3,7 @@
 from tether._loop.next_action import Act, Action, Finish, Pause, Reason, next_action
 from tether.agent._agent import Agent
 from tether.agent._config import ModelConfig, ReActConfig
+from tether.agent._pending import pending_calls
 from tether.agent._subagent import AgentTool, TaskInput
 from tether.context import ContextConfig
 
@@ -19,4 +20,5 @@ __all__ = [
     "Reason",
     "TaskInput",
     "next_action",
+    "pending_calls",
 ]

@@ -29,7 +29,7 @@ from tether.event import (
 )
 from tether.message import ChatUsage, Msg, ToolResultBlock, ToolResultState, UserMsg, detached
 from tether.permission import PermissionMode
-from tether.state import AgentState
+from tether.state import AgentState, Checkpoint
 from tether.tool import ToolBase, ToolContext
 
 if TYPE_CHECKING:
@@ -178,19 +178,11 @@ class AgentTool(ToolBase):
         token = _PATH.set((*path, self.name))
         paused, final = False, None
         try:
-            stream = child.reply_stream(inputs, checkpoint=checkpoint)
-            try:
-                async for event in stream:
-                    if isinstance(event, RequireUserConfirmEvent | RequireExternalExecutionEvent):
-                        paused = True
-                    elif isinstance(event, ReplyEndEvent):
-                        final = event.msg
-                    if context.emit is not None:
-                        await context.emit(_wrapped(event, self.name, context))
-            finally:
-                aclose = getattr(stream, "aclose", None)  # stopped: the child stops now
-                if aclose is not None:
-                    await aclose()
+            if run is not None and not run.observed:  # nobody watches: `reply()`'s lean path
+                final = await child.reply(inputs, checkpoint=checkpoint)
+                paused = bool(final.metadata.get("awaiting"))
+            else:
+                paused, final = await self._stream(child, inputs, checkpoint, context)
         except BaseException as exc:
             if isinstance(exc, SubAgentError) and run is not None and not run.failed:
                 run.failed, run.failure = True, exc  # a configuration error stops the tree
@@ -211,6 +203,26 @@ class AgentTool(ToolBase):
             )
         assert final is not None
         return self._finished(context, parent, final)
+
+    async def _stream(
+        self, child: Agent, inputs: Any, checkpoint: Checkpoint | None, context: ToolContext
+    ) -> tuple[bool, Msg | None]:
+        """Run the child, passing its events on to the parent's stream (wrapped)."""
+        paused, final = False, None
+        stream = child.reply_stream(inputs, checkpoint=checkpoint)
+        try:
+            async for event in stream:
+                if isinstance(event, RequireUserConfirmEvent | RequireExternalExecutionEvent):
+                    paused = True
+                elif isinstance(event, ReplyEndEvent):
+                    final = event.msg
+                if context.emit is not None:
+                    await context.emit(_wrapped(event, self.name, context))
+        finally:
+            aclose = getattr(stream, "aclose", None)  # stopped: the child stops now
+            if aclose is not None:
+                await aclose()
+        return paused, final
 
     def _finished(self, context: ToolContext, parent: AgentState, final: Msg) -> ToolResultBlock:
         context.tool_state.pop(context.tool_call_id, None)

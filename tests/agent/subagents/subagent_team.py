@@ -43,7 +43,8 @@ def log(line: str) -> None:
 
 
 class RuleModel(ChatModelBase):
-    """First step: `calls` (name, JSON input) with ids `<prefix><n>`; then `final`."""
+    """First step: `calls` (name, JSON input) with ids `<name><n>`; then `final`, followed
+    by `[id:state ...]` of the results it saw (so a test reads how each call ended)."""
 
     def __init__(self, name: str, calls: list[tuple[str, str]], final: str) -> None:
         super().__init__(name)
@@ -53,8 +54,10 @@ class RuleModel(ChatModelBase):
         self.requests += 1
         last = request.messages[-1]
         yield UsageDelta(usage=ChatUsage(input_tokens=10, output_tokens=5))
-        if not self.calls or any(isinstance(b, ToolResultBlock) for b in last.content):
-            yield TextDelta(text=self.final)
+        results = [b for b in last.content if isinstance(b, ToolResultBlock)]
+        if not self.calls or results:
+            seen = " ".join(f"{r.id}:{r.state.value}" for r in results)
+            yield TextDelta(text=f"{self.final} [{seen}]" if seen else self.final)
             return
         for index, (name, arguments) in enumerate(self.calls):
             call_id = f"{self.model_name}{index}"

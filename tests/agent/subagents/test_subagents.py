@@ -106,7 +106,7 @@ async def test_two_children_in_parallel_one_asks_resume_in_a_fresh_process(
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
-    assert out["text"] == "all done"
+    assert out["text"] == "all done [boss0:success boss1:success]"
     assert starts(log) == {"lookup res0": 1, "note res1": 1, "publish wri0": 1}
     # Usage rolls up: 2 parent steps + 2 researcher steps + 2 writer steps of 10 + 5.
     assert out["usage"]["input_tokens"] == 60 and out["usage"]["output_tokens"] == 30
@@ -129,14 +129,15 @@ async def test_the_pause_resumes_in_the_same_process_and_usage_rolls_up(tmp_path
         [],
     )
     end = resumed[-1]
-    assert isinstance(end, ReplyEndEvent) and end.msg.get_text_content() == "all done"
+    assert isinstance(end, ReplyEndEvent)
+    assert end.msg.get_text_content() == "all done [boss0:success boss1:success]"
     writer_end = [
         e for e in resumed if isinstance(e, SubAgentEvent) and e.event.type == "reply_end"
     ]
     assert writer_end and writer_end[0].agent_path == ["writer"]
     assert end.msg.usage is not None and end.msg.usage.input_tokens == 60
     results = {r.id: r for r in end.msg.tool_results}
-    assert results["boss1"].get_text() == "draft published"
+    assert results["boss1"].get_text() == "draft published [wri0:success]"
     assert starts(tmp_path / "tools.log")["publish wri0"] == 1
 
 
@@ -164,7 +165,7 @@ async def test_a_grandchild_pauses_and_resumes_in_a_fresh_process(tmp_path: Path
          "answer": answer.model_dump_json()}
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["text"] == "all done"
+    assert json.loads(done.stdout)["text"] == "all done [boss0:success]"
     assert starts(log) == {"publish wri0": 1}
 
 
