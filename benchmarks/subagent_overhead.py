@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from tether.agent import Agent
-from tether.message import ToolCallBlock, ToolResultBlock, UserMsg
+from tether.message import ToolResultBlock, UserMsg
 from tether.model import ChatModelBase, ChatRequest, ModelDelta, TextDelta, ToolCallDelta
 from tether.state import AgentState
 from tether.tool import Toolkit, tool
