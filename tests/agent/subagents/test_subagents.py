@@ -305,3 +305,64 @@ async def test_a_checkpoint_failing_inside_a_child_stops_the_parent() -> None:
     with pytest.raises(Conflict):
         await boss.reply(UserMsg("user", "go"), checkpoint=checkpoint)
     assert boss.state.model_dump_json() == saved[-1]
+
+
+async def test_children_run_concurrently_and_results_keep_the_call_order() -> None:
+    import asyncio
+
+    from tether.tool import tool
+
+    both = asyncio.Event()
+    arrived: list[str] = []
+
+    @tool(is_concurrency_safe=True, is_read_only=True)
+    async def meet(who: str) -> str:
+        """Wait until both children are here (only possible if they run at once)."""
+        arrived.append(who)
+        if len(arrived) == 2:
+            both.set()
+        await asyncio.wait_for(both.wait(), timeout=10)
+        return f"{who} met"
+
+    def kid(name: str) -> Agent:
+        model = team.RuleModel(name[:3], [("meet", json.dumps({"who": name}))], f"{name} ok")
+        return Agent(name, "You meet.", model, Toolkit(tools=[meet]))
+
+    boss = team.parent(kid("first"), kid("second"))
+    msg = await boss.reply(UserMsg("user", "go"))
+    assert [r.id for r in msg.tool_results] == ["boss0", "boss1"]
+    assert [r.get_text() for r in msg.tool_results] == [
+        "first ok [fir0:success]",
+        "second ok [sec0:success]",
+    ]
+
+
+async def test_closing_the_parents_stream_stops_the_child_at_once() -> None:
+    import asyncio
+
+    from tether.tool import tool
+
+    started, cancelled = asyncio.Event(), asyncio.Event()
+
+    @tool(is_read_only=True)
+    async def slow() -> str:
+        """Never finishes on its own."""
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return "never"
+
+    kid = Agent("sleeper", "s", team.RuleModel("sle", [("slow", "{}")], "x"), Toolkit(tools=[slow]))
+    boss = team.parent(kid)
+    stream = boss.reply_stream(UserMsg("user", "go"))
+    async for event in stream:
+        if isinstance(event, SubAgentEvent) and event.event.type == "tool_result_start":
+            break
+    await asyncio.wait_for(started.wait(), timeout=10)
+    await stream.aclose()  # type: ignore[attr-defined]
+    assert cancelled.is_set()
+    [result] = boss.state.reply_msg().tool_results  # type: ignore[union-attr]
+    assert result.id == "boss0" and result.state is ToolResultState.INTERRUPTED
