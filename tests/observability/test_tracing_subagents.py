@@ -6,11 +6,11 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "agent" / "subagents"))
-import subagent_team as team  # noqa: E402
+import subagent_team as team
 
-from tether.agent import Agent  # noqa: E402
-from tether.message import UserMsg  # noqa: E402
-from tether.tool import Toolkit  # noqa: E402
+from tether.agent import Agent
+from tether.message import UserMsg
+from tether.tool import Toolkit
 
 
 async def test_invoke_agent_of_a_child_is_inside_the_parents_execute_tool(telemetry) -> None:
