@@ -110,6 +110,9 @@ __all__ = [
     "UnknownAgentError",
     "UnknownProviderError",
     "UntrustedHostError",
+    "SubAgentError",
+    "SubAgentPermissionError",
+    "SubAgentDepthError",
 ]
 
 
@@ -375,4 +378,26 @@ class PermissionCeilingError(ServiceError):
     """The permission mode asked for is above the operator's ceiling; nothing was changed.
 
     The operator sets the ceiling with `tether serve --max-permission-mode`.
+    """
+
+
+class SubAgentError(TetherError):
+    """A sub-agent (`Agent.as_tool`) cannot run as configured."""
+
+
+class SubAgentPermissionError(SubAgentError, ConfigError):
+    """A sub-agent was configured wider than its parent; nothing ran.
+
+    A more permissive mode than the parent's, or work dirs outside the parent's.
+
+    Leave the sub-agent's mode unset (it inherits the parent's) or set it no wider; narrow
+    its work dirs to folders inside the parent's.
+    """
+
+
+class SubAgentDepthError(SubAgentError):
+    """Sub-agents nested deeper than the limit (a sub-agent calling itself, perhaps).
+
+    Raise the limit with `Agent.as_tool(..., max_depth=...)`, or give the deepest agent no
+    sub-agent tools.
     """

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from functools import partial
 from typing import Any
 
 from tether import middleware
+from tether._loop import nested
 from tether._loop.assign import put
 from tether._loop.batch import (
     Finished,
@@ -48,6 +50,9 @@ from tether.tool._runner import run_tool
 __all__ = ["act"]
 
 _ALLOWED = ToolCallState.ALLOWED
+_SUBMITTED = ToolCallState.SUBMITTED
+_WAITS = ToolResultState.RUNNING
+"""The state of the result a sub-agent's tool gives when its child paused."""
 
 
 async def act(run: Run) -> AsyncIterator[AgentEvent]:
@@ -75,6 +80,7 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
                 to_run.append((call, tool, None if isinstance(args, ArgumentError) else args))
         if not to_run:
             return
+        nesting = _nests(run, to_run)
         for event in await _claim(run, to_run):
             yield event
         try:
@@ -88,7 +94,7 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
                 if run.announces(EventType.TOOL_RESULT_END):
                     yield tool_result_end(reply_id, lone.id, result)
                 return
-            running = run_batch(to_run, partial(_events, run))
+            running = _nested(run, to_run) if nesting else run_batch(to_run, partial(_events, run))
             try:
                 async for item in running:
                     if isinstance(item, Finished):
@@ -98,8 +104,46 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
             except BaseException:  # stopped: close the batch now
                 await close_stream(running)
                 raise
+        finally:  # a call waiting on its sub-agent (SUBMITTED) is not unfinished
+            unfinished = [c for c, _, _ in to_run if c.state is not _SUBMITTED]
+            await interrupt_unfinished(unfinished, run.commit)
+
+
+def _nests(run: Run, to_run: list[tuple[ToolCallBlock, ToolBase, dict[str, Any] | None]]) -> bool:
+    """Whether the batch runs a sub-agent (then, with other calls, saves are serialised)."""
+    if not any(getattr(tool, "nests_agent", False) for _, tool, _ in to_run):
+        return False
+    if len(to_run) > 1 and run.lock is None:
+        run.lock = asyncio.Lock()  # sub-agents save while the batch commits
+    return True
+
+
+async def _nested(
+    run: Run, to_run: list[tuple[ToolCallBlock, ToolBase, dict[str, Any] | None]]
+) -> AsyncIterator[AgentEvent]:
+    """Run a claimed batch holding sub-agent calls (their save points are this run's).
+
+    Results are committed here. A sub-agent that paused answers with a RUNNING result:
+    its call waits on it (SUBMITTED) instead of finishing, and its result event is not
+    passed on.
+    """
+    paused: set[str] = set()
+    with nested.registered(run):
+        running = run_batch(to_run, partial(_events, run))
+        try:
+            async for item in running:
+                if isinstance(item, Finished):
+                    call = item.call
+                    if item.result.state is _WAITS and nested.delegated(run.state, call):
+                        put(call, "state", _SUBMITTED)
+                        paused.add(call.id)
+                        await run.save()
+                    else:
+                        await run.commit_and_save(call, item.result)
+                elif not (isinstance(item, ToolResultEndEvent) and item.block_id in paused):
+                    yield item
         finally:
-            await interrupt_unfinished([c for c, _, _ in to_run], run.commit)
+            await close_stream(running)
 
 
 def _calls(content: list[ContentBlock]) -> tuple[list[ToolCallBlock], bool]:

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from tether._loop.current import reply_message
+from tether._loop.nested import MARK
 from tether.message import Msg, detached
 from tether.state import AgentState
 
@@ -44,6 +45,8 @@ def _copy(value: Any) -> Any:
     """
     kind = type(value)
     if kind is dict:
+        if MARK in value:  # a sub-agent's record: its values are replaced, never changed
+            return dict(value)
         return {k: _copy(v) for k, v in value.items()} if value else {}
     if kind is list:
         return [_copy(v) for v in value] if value else []

@@ -6,7 +6,7 @@ around `drive`, which asks `next_action` what to do and dispatches to one named 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any, assert_never
 
 from pydantic import BaseModel
@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from tether import middleware
 from tether._loop.acting import act
 from tether._loop.current import reply_message
+from tether._loop.nested import expand
 from tether._loop.next_action import Act, Finish, Pause, Reason, next_action
 from tether._loop.pause import pause_events, pause_msg
 from tether._loop.reasoning import reason
@@ -136,7 +137,7 @@ async def drive(run: Run, inputs: Any) -> AsyncIterator[AgentEvent]:
                 await run.save()
                 for event in run.released():  # a model step saved with the pause
                     yield event
-                for event in pause_events(run.reply_id, action.asking, action.submitted):
+                for event in _pause_events(run, action):
                     yield event
                 return
             case Finish():
@@ -158,6 +159,14 @@ async def drive(run: Run, inputs: Any) -> AsyncIterator[AgentEvent]:
             raise
         if isinstance(action, Reason) and run.cursor.iteration == steps:
             raise contract_error(agent.middlewares, "on_reasoning")
+
+
+def _pause_events(run: Run, action: Pause) -> Iterator[AgentEvent]:
+    """The events that end a paused stream; a call waiting on a sub-agent shows its calls."""
+    if not action.submitted:
+        return pause_events(run.reply_id, action.asking, action.submitted)
+    asking, submitted = expand(run.state, action.asking, action.submitted)
+    return pause_events(run.reply_id, asking, submitted)
 
 
 async def finish(run: Run) -> list[AgentEvent]:

@@ -11,11 +11,12 @@ from tether._ids import new_id
 from tether._loop.assign import put
 from tether._loop.batch import Commit, interrupt_unfinished
 from tether._loop.current import reply_message
-from tether._loop.pause import apply_resume, is_paused, validate_resume
+from tether._loop.nested import drop_records, route
+from tether._loop.pause import apply_resume, is_paused
 from tether._loop.results import STRUCTURED_TOOL, UNKNOWN_OUTCOME
 from tether._loop.run import Run
 from tether.errors import NothingToResumeError, ResumeError
-from tether.event import AgentEvent, EventType, ReplyStartEvent, ResumeEvent
+from tether.event import AgentEvent, EventType, ReplyStartEvent, ResumeEvent, UserInterruptEvent
 from tether.message import (
     ChatUsage,
     ContentBlock,
@@ -56,10 +57,17 @@ async def begin_reply(
         cursor = state.reply
         check_loaded(cursor.reply_id if cursor else None, state.reply_msg() is not None)
     if isinstance(inputs, ResumeEvent):
-        validate_resume(state, inputs, await run.tools())
+        own, routed = await route(state, inputs, await run.tools())
+        for call, record, child_event in routed:  # the child resumes when its call runs again
+            record["resume"] = child_event.model_dump(mode="json")
+            put(call, "state", ToolCallState.ALLOWED)
+        if own is None:
+            return []
+        if isinstance(own, UserInterruptEvent):
+            drop_records(state)
         model = run.structured_model
         return await apply_resume(
-            state, inputs, run.fit, on_rejection=on_rejection, structured_model=model
+            state, own, run.fit, on_rejection=on_rejection, structured_model=model
         )
     if inputs is not None:
         msgs = validate_inputs(inputs)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -69,6 +70,11 @@ class Run:
     """The state as of the last successful checkpoint (kept only with a checkpoint)."""
     failed: bool = False
     """A checkpoint raised: the reply stops and the state goes back to `saved`."""
+    failure: BaseException | None = None
+    """What the failed checkpoint raised: raised again by any later save (a sub-agent's
+    tool turns its own failure into a result; the save after it must still stop)."""
+    lock: asyncio.Lock | None = None
+    """Serialises save points while sub-agents of a batch save concurrently (else None)."""
     derives_ids: bool = False
     """This run started the reply and no step of it failed or was retried: its text and
     thinking blocks may take ids derived from their places (`tether._loop.places`)."""
@@ -116,16 +122,29 @@ class Run:
         crash before that write loses both; a failing one rolls back to `saved`, the
         state before the deferred one.
         """
-        if self.checkpoint is None or self.failed:
+        if self.failed:
+            if self.failure is not None:
+                raise self.failure
+            return
+        if self.checkpoint is None:
             return
         if merge:
             self.deferred = True
             return
+        lock = self.lock
+        if lock is None:
+            await self._write(self.checkpoint)
+            return
+        async with lock:
+            await self._write(self.checkpoint)
+
+    async def _write(self, checkpoint: Checkpoint) -> None:
         self.deferred = False
         try:
-            await self.checkpoint(self.state)
-        except Exception:
+            await checkpoint(self.state)
+        except Exception as exc:
             self.failed = True
+            self.failure = exc
             raise
         self.saved = snapshot(self.state)
 

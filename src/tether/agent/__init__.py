@@ -2,11 +2,16 @@
 
 from tether.agent._agent import Agent
 from tether.agent._config import ModelConfig, ReActConfig
+from tether.agent._pending import pending_calls
+from tether.agent._subagent import AgentTool, TaskInput
 from tether.context import ContextConfig
 
 __all__ = [
     "Agent",
+    "AgentTool",
     "ContextConfig",
     "ModelConfig",
     "ReActConfig",
+    "TaskInput",
+    "pending_calls",
 ]

@@ -13,12 +13,14 @@ from tether._loop.reply import observe_messages
 from tether._loop.structured import reply_view
 from tether._schemas import build_schemas
 from tether.agent._config import ModelConfig, ReActConfig
+from tether.agent._subagent import MAX_DEPTH, AgentTool
 from tether.agent._validate import check_agent_args
 from tether.context import ContextConfig, Offloader
 from tether.event import AgentEvent, ResumeEvent
 from tether.message import AssistantMsg, Msg, SystemMsg, UserMsg
 from tether.middleware import MiddlewareBase
 from tether.model import ChatModelBase
+from tether.permission import PermissionMode
 from tether.state import AgentState, Checkpoint
 from tether.tool import Toolkit, ToolkitView
 
@@ -157,6 +159,50 @@ class Agent:
     ) -> ToolkitView:
         """The tools of one step, plus the per-reply structured-output tool if asked for."""
         return await reply_view(self.toolkit, state, structured_model, with_prompt=with_prompt)
+
+    def as_tool(
+        self,
+        name: str | None = None,
+        description: str | None = None,
+        *,
+        input_model: type[BaseModel] | None = None,
+        share_context: bool = False,
+        max_iters: int | None = None,
+        max_depth: int = MAX_DEPTH,
+        permission_mode: PermissionMode | str | None = None,
+        concurrency_safe: bool = True,
+    ) -> AgentTool:
+        """This agent as a tool of another: a sub-agent.
+
+        The parent's model calls it with a task; this agent runs its own loop on its own
+        state (nested in the parent's state: one checkpoint covers both) and its final
+        message (or structured answer, as JSON) is the tool's result. Its events reach the
+        parent's stream as `SubAgentEvent`s; a call of its that asks the user pauses the
+        parent (ids `parent_call/child_call`), and the parent's resume reaches it.
+
+        Args:
+            name: The tool's name (default: the agent's name).
+            description: What the parent's model reads (default: from the system prompt).
+            input_model: The arguments (default: one `task` string); any other model's
+                JSON is the task text.
+            share_context: Start from the parent's context (default: the task alone).
+            max_iters: This sub-agent's `ReActConfig.max_iters` (default: its own).
+            max_depth: How deep sub-agents may nest below the root (SubAgentDepthError).
+            permission_mode: Its mode (default: its state's, else the parent's); never
+                wider than the parent's (SubAgentPermissionError).
+            concurrency_safe: Several calls in one batch run at once.
+        """
+        return AgentTool(
+            self,
+            name=name,
+            description=description,
+            input_model=input_model,
+            share_context=share_context,
+            max_iters=max_iters,
+            max_depth=max_depth,
+            permission_mode=permission_mode,
+            concurrency_safe=concurrency_safe,
+        )
 
     def __repr__(self) -> str:
         return f"<Agent {self.name!r} model={self.model.model_name!r}>"

@@ -57,6 +57,7 @@ __all__ = [
     "RequireExternalExecutionEvent",
     "RequireUserConfirmEvent",
     "ResumeEvent",
+    "SubAgentEvent",
     "TextBlockDeltaEvent",
     "TextBlockEndEvent",
     "TextBlockStartEvent",
@@ -105,6 +106,7 @@ class EventType(StrEnum):
     PLUGIN_SLEPT = "plugin_slept"
     ERROR = "error"
     CUSTOM = "custom"
+    SUB_AGENT = "sub_agent"
 
 
 class EventBase(BaseModel):
@@ -400,7 +402,7 @@ class CustomEvent(EventBase):
     """Its payload (JSON-serialisable)."""
 
 
-AgentEvent = Annotated[
+_PlainEvent = Annotated[
     ReplyStartEvent
     | ReplyEndEvent
     | ModelCallStartEvent
@@ -430,6 +432,28 @@ AgentEvent = Annotated[
     | CustomEvent,
     Field(discriminator="type"),
 ]
+"""Any event but a `SubAgentEvent` (what one sub-agent's own stream holds)."""
+
+
+class SubAgentEvent(EventBase):
+    """An event of a sub-agent, in its parent's stream (`reply_id` is the parent's reply).
+
+    `event` is the sub-agent's own event, unchanged (its `reply_id` is the sub-agent's
+    reply); a grandchild's event is wrapped once, with the whole path.
+    """
+
+    type: Literal[EventType.SUB_AGENT] = EventType.SUB_AGENT
+    agent_path: list[str]
+    """The names of the agents from the parent down to the one that emitted it, e.g.
+    `["researcher"]` (`["researcher", "fetcher"]` for a grandchild)."""
+    call_path: list[str]
+    """The ids of the tool calls that started each agent of `agent_path` (the first is the
+    parent's tool-call id)."""
+    event: _PlainEvent
+    """The sub-agent's event."""
+
+
+AgentEvent = Annotated[_PlainEvent | SubAgentEvent, Field(discriminator="type")]
 """Any event; parse one from JSON with `event_adapter.validate_json`."""
 
 

@@ -190,6 +190,16 @@ SCRIPTS: dict[str, Callable[[int, list[ToolResultBlock], str], list[Any]]] = {
     ),
     "forever": lambda step, _, text: [*_text(PART_ONE), "never", *_text(PART_TWO)],
     "gated": lambda step, _, text: [*_text(PART_ONE), gate_name(text), *_text(PART_TWO)],
+    "delegate": lambda step, results, text: (
+        _calls(0, ("scout", '{"task": "scout a folder"}'))
+        if step == 0
+        else _text(f"The scout said: {results[-1].get_text()}")
+    ),
+    "scout": lambda step, results, text: (  # the `scout` sub-agent's own script
+        _calls(0, ("Bash", '{"command": "mkdir -p scouted"}'))
+        if step == 0
+        else _text(f"Scouted: {results[-1].state.value}.")
+    ),
 }
 
 
@@ -259,12 +269,14 @@ NOTES = Plugin(
 def make_agents() -> dict[str, Agent]:
     """The agents `tether serve --agents web_agents:make_agents` serves."""
     model = GatedScriptedModel([route] * 100_000, context_length=32_000)
+    scout = Agent("scout", "You scout.", model, toolkit=Toolkit(tools=[Bash()]))
     agent = Agent(
         "helper",
         "You are a scripted helper for browser tests.",
         model,
         toolkit=Toolkit(
-            tools=[Bash(), Write(), Edit(), lookup, fetch_page, deploy], plugins=[NOTES]
+            tools=[Bash(), Write(), Edit(), lookup, fetch_page, deploy, scout.as_tool()],
+            plugins=[NOTES],
         ),
         model_config=ModelConfig(initial_retry_delay=0.05, max_retry_delay=0.05),
     )

@@ -6,12 +6,12 @@ from dataclasses import dataclass
 
 from fastapi import Request
 
+from tether.agent import pending_calls
 from tether.app.server._auth import KeyRing
 from tether.app.server._bodies import SessionStatus, SessionView
 from tether.app.server._runs import Runs, SessionRef
 from tether.app.storage import ActiveRun, LogKey, SessionRecord
 from tether.errors import SessionNotFoundError
-from tether.message import ToolCallBlock, ToolCallState
 from tether.permission import PermissionMode
 
 __all__ = ["Service", "not_found", "service_of", "session_view"]
@@ -70,10 +70,7 @@ def session_view(
     """A session as the API shows it: status, pending calls and version."""
     state = record.state
     cursor = state.reply
-    reply = state.reply_msg()
-    calls: list[ToolCallBlock] = list(reply.tool_calls) if reply is not None else []
-    asking = [c for c in calls if c.state is ToolCallState.ASKING]
-    submitted = [c for c in calls if c.state is ToolCallState.SUBMITTED]
+    asking, submitted = pending_calls(state)  # a sub-agent's calls, ids qualified
     status: SessionStatus = "idle"
     if active is not None:
         status = "running"

@@ -38,8 +38,10 @@ def question(call: ToolCallBlock) -> str:
     """`Allow Bash git status? [y]es / [a]lways (Bash(git status)) / [n]o, tell it why / [e]dit`."""
     rules = visible(", ".join(str(r) for r in call.suggested_rules))
     always = f" / [a]lways ({rules})" if rules else ""
+    path = call.metadata.get("agent_path")  # a sub-agent's call: name who asks
+    who = f"{' › '.join(visible(str(n)) for n in path)} asks: " if path else ""
     return (
-        f"Allow {visible(call.name)} {visible(call_summary(call, width=200))}?"
+        f"{who}Allow {visible(call.name)} {visible(call_summary(call, width=200))}?"
         f" [y]es{always} / [n]o, tell it why / [e]dit "
     )
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tether._schemas import build_schemas
 from tether.cli._sanitize import visible
+from tether.cli.chat._agents import chat_subagents, load_definitions
 from tether.cli.chat._build import (
     ChatOptions,
     apply_permissions,
@@ -112,6 +113,9 @@ async def _run(args: argparse.Namespace) -> int:
     mcps = mcp_clients(options.settings, options.cwd)
     plugins = load_plugins(options.settings)
     toolkit = build_toolkit(options, mcps, plugins)
+    definitions = load_definitions(options.root, trusted=options.trusted)
+    for subagent in chat_subagents(definitions, model, options.cwd, options.add_dirs):
+        toolkit.register(subagent)
     instructions = load_instructions(options.instructions, options.root)
     agent = build_agent(options, model, toolkit, state, instructions)
     chat = Chat(agent, store, options, spec, mcps, [p.module_name for p in plugins])

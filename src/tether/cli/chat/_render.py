@@ -20,12 +20,14 @@ from rich.text import Text
 
 from tether.cli._sanitize import visible
 from tether.cli.chat._calls import call_diff, call_summary
+from tether.cli.chat._render_nested import nested_lines
 from tether.event import (
     AgentEvent,
     ContextCompressedEvent,
     ModelRetryEvent,
     PluginActivatedEvent,
     PluginSleptEvent,
+    SubAgentEvent,
     TextBlockDeltaEvent,
     TextBlockEndEvent,
     TextBlockStartEvent,
@@ -109,6 +111,8 @@ class ChatRenderer:
                 )
             case PluginSleptEvent():
                 self.note(f"[blue]• plugin {safe(event.module_name)} asleep[/]")
+            case SubAgentEvent():
+                self._nested(event)
             case _:
                 pass
 
@@ -205,6 +209,14 @@ class ChatRenderer:
         line.append(result.state.value, style=colour)
         line.append(" " + (detail if len(detail) <= limit else detail[: limit - 1] + "…"))
         self.console.print(line)
+
+    def _nested(self, event: SubAgentEvent) -> None:
+        lines = nested_lines(event)
+        if lines:
+            self.close()
+            self._line_break()
+            for line in lines:
+                self.console.print(line)
 
     def _line_break(self) -> None:
         if not self._at_line_start:

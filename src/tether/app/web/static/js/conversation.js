@@ -3,6 +3,7 @@
 // rebuilds its view from scratch, so replaying the log never duplicates anything.
 
 import { renderMarkdown } from "./markdown.js";
+import { applySubAgent, showNestedCall } from "./subagent.js";
 import { ToolCard, outputText } from "./toolcard.js";
 
 /** Performance marks of the first rendered token, for tests and the report. */
@@ -287,6 +288,9 @@ export class Conversation {
       case "tool_result_end":
         view.card(ev.block_id, ev.tool_result.name).setResult(ev.tool_result);
         break;
+      case "sub_agent":
+        applySubAgent(view, ev);
+        break;
       default:
         this.applyOther(view, ev);
     }
@@ -298,6 +302,7 @@ export class Conversation {
       case "require_external_execution": {
         const state = ev.type === "require_user_confirm" ? "asking" : "external";
         for (const call of ev.tool_calls) {
+          if (showNestedCall(view, call, state)) continue;
           const card = view.card(call.id, call.name);
           card.setCall(call);
           card.setState(state);
