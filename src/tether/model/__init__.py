@@ -18,6 +18,7 @@ from tether.model._pricing import (
 )
 from tether.model._retry import RetryNotice, RetryPolicy, stream_with_retries
 from tether.model._scripted import ScriptedChatModel, ScriptedResponse, msg_to_deltas
+from tether.model.providers._cache import PromptCache
 from tether.model._types import (
     ChatRequest,
     ChatResponse,
@@ -53,6 +54,7 @@ __all__ = [
     "ModelPrice",
     "NamedToolChoice",
     "OllamaChatModel",
+    "PromptCache",
     "OpenAIChatModel",
     "RetryNotice",
     "RetryPolicy",

@@ -17,7 +17,14 @@ from tether.model._types import ChatRequest, NamedToolChoice
 from tether.model.providers._names import ANTHROPIC_NAMES, ToolNames
 from tether.model.providers._turns import OPENING_TEXT, Turn, parse_arguments, tool_result_text
 
-__all__ = ["format_anthropic_messages", "format_anthropic_tool_choice", "format_anthropic_tools"]
+__all__ = [
+    "MAX_BREAKPOINTS",
+    "add_cache_breakpoints",
+    "append_volatile",
+    "format_anthropic_messages",
+    "format_anthropic_tool_choice",
+    "format_anthropic_tools",
+]
 
 
 def _image(block: DataBlock) -> dict[str, Any]:
@@ -114,9 +121,11 @@ def format_anthropic_messages(
 
 
 def format_anthropic_tools(
-    request: ChatRequest, names: ToolNames | None = None
+    request: ChatRequest,
+    names: ToolNames | None = None,
+    tools: list[dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
-    """Tools in the Messages API shape."""
+    """Tools in the Messages API shape (`tools`: instead of the request's own)."""
     names = names or ToolNames(ANTHROPIC_NAMES)
     return [
         {
@@ -124,7 +133,7 @@ def format_anthropic_tools(
             "description": t.get("description", ""),
             "input_schema": t.get("parameters") or {"type": "object", "properties": {}},
         }
-        for t in request.tools
+        for t in (request.tools if tools is None else tools)
     ]
 
 
@@ -133,3 +142,51 @@ def format_anthropic_tool_choice(choice: Any, names: ToolNames | None = None) ->
     if isinstance(choice, NamedToolChoice):
         return {"type": "tool", "name": (names or ToolNames(ANTHROPIC_NAMES)).name(choice.name)}
     return {"type": {"required": "any"}.get(str(choice), str(choice))}
+
+
+MAX_BREAKPOINTS = 4
+"""The most `cache_control` markers the Messages API accepts in one request."""
+
+_UNMARKABLE = ("thinking", "redacted_thinking")
+
+
+def _last_markable(message: dict[str, Any]) -> dict[str, Any] | None:
+    for block in reversed(message["content"]):
+        if block.get("type") not in _UNMARKABLE:
+            return block  # type: ignore[no-any-return]  # a block dict we built
+    return None
+
+
+def add_cache_breakpoints(params: dict[str, Any], control: dict[str, str]) -> int:
+    """Mark the end of the tools, of the system prompt and of the last two user turns.
+
+    The API caches the prefix up to each marker (tools → system → messages), and looks for
+    an earlier cached prefix up to 20 blocks back from each. The marker on the previous
+    user turn keeps a step that adds many blocks at once (parallel tool results) cached.
+    Returns how many markers were placed (never more than `MAX_BREAKPOINTS`).
+    """
+    placed = 0
+    tools = params.get("tools")
+    if tools:
+        tools[-1]["cache_control"] = control
+        placed += 1
+    system = params.get("system")
+    if system:
+        params["system"] = [{"type": "text", "text": system, "cache_control": control}]
+        placed += 1
+    users = [m for m in params["messages"] if m["role"] == "user"]
+    for message in reversed(users[-2:]):
+        block = _last_markable(message)
+        if block is not None and placed < MAX_BREAKPOINTS:
+            block["cache_control"] = control
+            placed += 1
+    return placed
+
+
+def append_volatile(messages: list[dict[str, Any]], text: str) -> None:
+    """Send `text` last: a block closing the final user turn (or a user turn of its own)."""
+    block = {"type": "text", "text": text}
+    if messages and messages[-1]["role"] == "user":
+        messages[-1]["content"].append(block)
+    else:
+        messages.append({"role": "user", "content": [block]})

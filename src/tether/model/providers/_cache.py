@@ -1,0 +1,116 @@
+"""Prompt caching: the option, and a request cut into a byte-stable prefix and a volatile tail.
+
+Providers cache a request's prefix: tools, then the system prompt, then the messages. A
+request is cache-friendly when everything that may change between steps comes last, so
+`cache_parts` takes the volatile text out of the system prompt (it goes after the last
+message) and puts the tools in their stable order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from tether.errors import ConfigError
+from tether.model._types import ChatRequest
+
+__all__ = [
+    "CacheParts",
+    "PromptCache",
+    "as_prompt_cache",
+    "cache_parts",
+    "prefix_key",
+    "split_system",
+]
+
+CacheTTL = Literal["5m", "1h"]
+
+
+@dataclass(frozen=True, slots=True)
+class PromptCache:
+    """How a provider asks for prompt caching (`prompt_cache=` of every provider model).
+
+    `PromptCache(enabled=False)` (or `prompt_cache=False`) sends requests as they are, with
+    no cache markers and the volatile text inside the system prompt.
+    """
+
+    enabled: bool = True
+    """Ask for caching and keep the prefix byte-stable."""
+    ttl: CacheTTL = "5m"
+    """Anthropic's cache lifetime: `5m` (writes cost 1.25x input) or `1h` (2x)."""
+    key: str | None = None
+    """OpenAI's `prompt_cache_key`; `None`: a digest of the stable tools and system prompt,
+    the same for every step of a session."""
+
+    def __post_init__(self) -> None:
+        if self.ttl not in ("5m", "1h"):
+            raise ConfigError(f"PromptCache(ttl=...) must be '5m' or '1h', got {self.ttl!r}")
+
+
+def as_prompt_cache(value: PromptCache | bool | None) -> PromptCache:
+    """The option as given to a provider: `True`/`None` → on, `False` → off.
+
+    Raises:
+        ConfigError: `value` is neither a `PromptCache` nor a bool.
+    """
+    if value is None or value is True:
+        return PromptCache()
+    if value is False:
+        return PromptCache(enabled=False)
+    if isinstance(value, PromptCache):
+        return value
+    raise ConfigError(
+        f"prompt_cache must be True, False or a `PromptCache(...)`, got {value!r}"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class CacheParts:
+    """A request's tools and the volatile text to send last (empty: nothing to move)."""
+
+    tools: list[dict[str, Any]]
+    volatile: str
+
+
+def _without(system: str, volatile: str) -> str | None:
+    """`system` with `volatile` (and the blank line that joined it) cut out, if found once."""
+    at = system.rfind(volatile)
+    if at < 0:
+        return None
+    head, tail = system[:at].rstrip("\n"), system[at + len(volatile) :].lstrip("\n")
+    return f"{head}\n\n{tail}" if head and tail else head or tail
+
+
+def cache_parts(request: ChatRequest, cache: PromptCache) -> CacheParts:
+    """The tools to send and the volatile text to move out of the system prompt.
+
+    Caching off: the request's own tools, nothing moved. On: the stable tools (plus any
+    callable tool they lack, appended) and the volatile text, which `split_system` takes
+    out of the system prompt when it is there verbatim (a middleware that rewrote it
+    leaves it where it is).
+    """
+    if not cache.enabled:
+        return CacheParts(request.tools, "")
+    tools = request.tools
+    if request.stable_tools is not None and request.tools:
+        names = {t["name"] for t in request.stable_tools}
+        tools = [*request.stable_tools, *(t for t in request.tools if t["name"] not in names)]
+    return CacheParts(tools, request.volatile_prompt)
+
+
+def split_system(system: str | None, volatile: str) -> tuple[str | None, str]:
+    """The system prompt without `volatile`, and the text to send last (`""` if not found)."""
+    if not system or not volatile:
+        return system, ""
+    stable = _without(system, volatile)
+    if stable is None:
+        return system, ""
+    return stable or None, volatile
+
+
+def prefix_key(model: str, tools: list[dict[str, Any]], system: str | None) -> str:
+    """A short digest of what every step of a session shares: model, tools, system prompt."""
+    data = json.dumps([model, tools, system or ""], sort_keys=True, separators=(",", ":"))
+    return "tether-" + hashlib.sha256(data.encode("utf-8")).hexdigest()[:24]
