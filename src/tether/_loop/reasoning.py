@@ -80,6 +80,8 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
         tools=tools,
         tool_choice=tool_choice,
         structured_json_schema=cursor.structured_json_schema,
+        volatile_prompt=view.dynamic_prompt,
+        stable_tools=view.stable_schemas,
     )
     if run.announces(EventType.MODEL_CALL_START):
         yield trusted_events.model_call_start(reply_id, agent.model.model_name)

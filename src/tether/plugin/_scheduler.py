@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import logging
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import tether.plugin._render as text
 from tether.errors import PluginError
@@ -116,6 +116,7 @@ class PluginScheduler(ToolSourceBase):
             if p.enabled and m not in self._sleepable and not p.is_dynamic
         ]
         self._stable = "\n\n".join(s for s in [catalogue, *static] if s)
+        self._stable_schemas: list[dict[str, Any]] | None = None
 
     @property
     def known_tool_names(self) -> frozenset[str]:
@@ -193,6 +194,26 @@ class PluginScheduler(ToolSourceBase):
         for _, _, _, offered in await self._offered(state):
             tools.extend(offered)
         return tools
+
+    def stable_schemas(self, tools: list[ToolBase]) -> list[dict[str, Any]] | None:
+        """The activation tools and static always-awake plugins' tools, then stand-ins.
+
+        Every tool of a plugin that may sleep is sent as the same stub whether the plugin
+        sleeps or wakes (`tool_stub`), so waking one leaves the cached prefix intact; a
+        call while it sleeps is refused as before. Tools of wrapped sources, unknown ahead,
+        are sent after the stable list while they are offered.
+        """
+        if self._stable_schemas is None:
+            schemas = [t.json_schema() for t in self._activation_tools]
+            for m, p in self._plugins.items():
+                if p.enabled and not p.is_dynamic and m not in self._sleepable:
+                    schemas.extend(t.json_schema() for t in p.tools)
+            for m in sorted(self._sleepable):
+                p = self._plugins[m]
+                if p.source is None:
+                    schemas.extend(text.tool_stub(t, m) for t in p.tools)
+            self._stable_schemas = schemas
+        return self._stable_schemas
 
     async def prompt(self, state: AgentState) -> PromptParts | None:
         """Stable: the catalogue of briefs and static always-awake blocks; dynamic: the rest."""
@@ -297,7 +318,7 @@ class PluginScheduler(ToolSourceBase):
             return ActivationOutcome(text.clash_text(module_name, clashes), is_error=True)
         state.plugins[module_name] = rounds
         mark_activated(state, module_name)
-        block = text.render_block(found, "active", tools, rounds_left=rounds)
+        block = text.render_block(found, "active", tools, rounds_left=rounds, parameters=True)
         return ActivationOutcome(
             text.activated_text(module_name, rounds, block), rounds_left=rounds
         )

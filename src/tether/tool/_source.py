@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tether.tool._base import ToolBase
 
@@ -44,6 +44,16 @@ class ToolSourceBase(ABC):
     async def prompt(self, state: AgentState) -> PromptParts | None:
         """Text for the system prompt (e.g. the skill list, plugin blocks)."""
         return None
+
+    def stable_schemas(self, tools: list[ToolBase]) -> list[dict[str, Any]] | None:
+        """The schemas a caching provider sends for this source, the same at every step.
+
+        `tools` are the source's tools now. The default sends them as they are; a source
+        whose tools come and go (sleeping plugins) returns a fixed list instead, with
+        stand-ins for tools not callable now, or `None` to send its current tools after
+        everything stable.
+        """
+        return [t.json_schema() for t in tools]
 
     def unavailable_hint(self, tool_name: str, state: AgentState) -> str | None:
         """If `tool_name` is one of ours but not callable now, say what to do."""
