@@ -18,7 +18,6 @@ from tether.model._pricing import (
 )
 from tether.model._retry import RetryNotice, RetryPolicy, stream_with_retries
 from tether.model._scripted import ScriptedChatModel, ScriptedResponse, msg_to_deltas
-from tether.model.providers._cache import PromptCache
 from tether.model._types import (
     ChatRequest,
     ChatResponse,
@@ -32,6 +31,7 @@ from tether.model._types import (
     ToolChoice,
     UsageDelta,
 )
+from tether.model.providers._cache import PromptCache
 
 if TYPE_CHECKING:  # loaded lazily below; imported here for type checkers and the API docs
     from tether.model._registry import from_string

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from html import escape
-from typing import Any
 
 from tether.plugin._plugin import Plugin
 from tether.plugin._strategy import MAX_ACTIVE_ROUNDS, PluginVisibility
@@ -26,7 +24,6 @@ __all__ = [
     "render_catalogue",
     "same_step_tool_hint",
     "sleeping_tool_hint",
-    "tool_stub",
     "unknown_text",
 ]
 
@@ -73,27 +70,6 @@ def _tool_line(tool: ToolBase) -> str:
     return f"- {tool.name}({args}): {first}" if first else f"- {tool.name}({args})"
 
 
-def _parameters_line(tool: ToolBase) -> str:
-    schema = json.dumps(tool.input_schema, sort_keys=True, ensure_ascii=False)
-    return f"{tool.name}: {schema}"
-
-
-def tool_stub(tool: ToolBase, module_name: str) -> dict[str, Any]:
-    """The stand-in schema a caching provider sends for a plugin's tool, awake or not.
-
-    The same bytes at every step, so waking the plugin leaves the cached prefix alone: the
-    parameters come with the activation's answer (`render_block(..., parameters=True)`).
-    """
-    summary = (tool.description or "").strip().splitlines()
-    first = f"{summary[0]} " if summary else ""
-    return {
-        "name": tool.name,
-        "description": f"{first}(Tool of the plugin `{module_name}`: callable while it is "
-        "awake; its parameters are in the plugin's block.)",
-        "parameters": {"type": "object", "additionalProperties": True},
-    }
-
-
 def render_block(
     plugin: Plugin,
     visibility: PluginVisibility,
@@ -102,13 +78,8 @@ def render_block(
     rounds_left: int | None = None,
     injected: str | None = None,
     hint: bool = False,
-    parameters: bool = False,
 ) -> str:
-    """A plugin's full block: state, rounds left, prompt, injected text, tools, hint.
-
-    `parameters`: also each tool's JSON parameter schema (the activation's answer carries
-    them, for providers that are sent the tools' stand-ins).
-    """
+    """A plugin's full block: state, rounds left, prompt, injected text, tools, hint."""
     rounds = f' rounds_left="{rounds_left}"' if rounds_left is not None else ""
     lines = [
         f'<plugin name="{_attr(plugin.name)}" module_name="{_attr(plugin.module_name)}" '
@@ -124,10 +95,6 @@ def render_block(
         lines.append("<tools>")
         lines.extend(_tool_line(t) for t in tools)
         lines.append("</tools>")
-    if parameters and tools:
-        lines.append("<tool_parameters>")
-        lines.extend(_parameters_line(t) for t in tools)
-        lines.append("</tool_parameters>")
     if hint:
         lines.append(f"<activation_hint>{last_round_hint(plugin.module_name)}</activation_hint>")
     lines.append("</plugin>")

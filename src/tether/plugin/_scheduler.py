@@ -33,7 +33,7 @@ from tether.plugin._strategy import (
     clamp_rounds,
     validate_strategies,
 )
-from tether.tool import PromptParts, ToolBase, ToolSourceBase
+from tether.tool import DEFERRABLE_KEY, PromptParts, ToolBase, ToolSourceBase
 
 if TYPE_CHECKING:
     from tether.state import AgentState
@@ -196,12 +196,14 @@ class PluginScheduler(ToolSourceBase):
         return tools
 
     def stable_schemas(self, tools: list[ToolBase]) -> list[dict[str, Any]] | None:
-        """The activation tools and static always-awake plugins' tools, then stand-ins.
+        """The activation tools and static always-awake plugins' tools, then the rest.
 
-        Every tool of a plugin that may sleep is sent as the same stub whether the plugin
-        sleeps or wakes (`tool_stub`), so waking one leaves the cached prefix intact; a
-        call while it sleeps is refused as before. Tools of wrapped sources, unknown ahead,
-        are sent after the stable list while they are offered.
+        Every tool of a plugin that may sleep is listed too, awake or not, marked
+        `deferrable` (`DEFERRABLE_KEY`): a provider that can load tool definitions on
+        demand sends them deferred, so waking a plugin leaves the cached prefix intact;
+        others send only the callable ones, after the stable tools. A call while the
+        plugin sleeps is refused as before. Tools of wrapped sources, unknown ahead, are
+        sent after the stable list while they are offered.
         """
         if self._stable_schemas is None:
             schemas = [t.json_schema() for t in self._activation_tools]
@@ -211,7 +213,7 @@ class PluginScheduler(ToolSourceBase):
             for m in sorted(self._sleepable):
                 p = self._plugins[m]
                 if p.source is None:
-                    schemas.extend(text.tool_stub(t, m) for t in p.tools)
+                    schemas.extend({**t.json_schema(), DEFERRABLE_KEY: True} for t in p.tools)
             self._stable_schemas = schemas
         return self._stable_schemas
 
@@ -318,9 +320,11 @@ class PluginScheduler(ToolSourceBase):
             return ActivationOutcome(text.clash_text(module_name, clashes), is_error=True)
         state.plugins[module_name] = rounds
         mark_activated(state, module_name)
-        block = text.render_block(found, "active", tools, rounds_left=rounds, parameters=True)
+        block = text.render_block(found, "active", tools, rounds_left=rounds)
         return ActivationOutcome(
-            text.activated_text(module_name, rounds, block), rounds_left=rounds
+            text.activated_text(module_name, rounds, block),
+            rounds_left=rounds,
+            tool_names=tuple(t.name for t in tools),
         )
 
     def extend(self, state: AgentState, module_name: str, rounds: int) -> ActivationOutcome:

@@ -12,7 +12,15 @@ if TYPE_CHECKING:
     from tether.event import AgentEvent
     from tether.state import AgentState
 
-__all__ = ["PromptParts", "ToolSourceBase"]
+__all__ = ["DEFERRABLE_KEY", "TOOL_REFERENCES_KEY", "PromptParts", "ToolSourceBase"]
+
+DEFERRABLE_KEY = "deferrable"
+"""Set (`True`) in a stable tool schema whose tool is callable only at times (a sleeping
+plugin's): providers that can load tool definitions on demand send it deferred."""
+
+TOOL_REFERENCES_KEY = "tool_references"
+"""`ToolResultBlock.metadata` key: names of tools the result makes callable (a plugin's
+wake); providers with on-demand tool loading load their definitions there."""
 
 
 @dataclass(frozen=True, slots=True)

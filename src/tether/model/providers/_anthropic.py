@@ -21,6 +21,7 @@ from tether.model._types import (
     set_delta_text,
 )
 from tether.model.providers._anthropic_format import (
+    TOOL_SEARCH_BETA,
     add_cache_breakpoints,
     append_volatile,
     format_anthropic_messages,
@@ -28,7 +29,7 @@ from tether.model.providers._anthropic_format import (
     format_anthropic_tools,
 )
 from tether.model.providers._base import Opened, ProviderChatModel
-from tether.model.providers._cache import PromptCache, cache_parts, split_system
+from tether.model.providers._cache import PromptCache, cache_parts, deferred_tools, split_system
 from tether.model.providers._errors import loaded_sdk, parse_retry_after, status_error
 from tether.model.providers._names import ANTHROPIC_NAMES, ToolNames
 from tether.model.providers._turns import (
@@ -63,9 +64,7 @@ class _Usage:
         "ttl",
     )
 
-    def __init__(
-        self, names: ToolNames | None = None, *, model: str = "", ttl: str = "5m"
-    ) -> None:
+    def __init__(self, names: ToolNames | None = None, *, model: str = "", ttl: str = "5m") -> None:
         self.model, self.ttl = model, ttl
         self.input = self.output = self.cache_read = self.cache_write = self.thinking = 0
         self.reported = False
@@ -234,14 +233,19 @@ class AnthropicChatModel(ProviderChatModel[AnthropicCredential]):
         turns = split_turns(request.messages)
         params: dict[str, Any] = {"model": self.model_name, "max_tokens": self.max_tokens}
         parts = cache_parts(request, self.prompt_cache)
-        if parts.tools:
-            params["tools"] = format_anthropic_tools(request, names, parts.tools)
+        tools, deferred = parts.tools, set[str]()
+        if self.prompt_cache.enabled:
+            tools, deferred = deferred_tools(request)
+        if tools:
+            params["tools"] = format_anthropic_tools(request, names, tools, deferred)
+            if deferred:
+                params["extra_headers"] = {"anthropic-beta": TOOL_SEARCH_BETA}
             choice = format_anthropic_tool_choice(request.tool_choice, names)
             if self.thinking is not None and is_forced(request):
                 append_hint(turns, forced_tool_reminder(sent_choice(request.tool_choice, names)))
                 choice = {"type": "auto"}
             params["tool_choice"] = choice
-        system, messages = format_anthropic_messages(turns, names)
+        system, messages = format_anthropic_messages(turns, names, deferred)
         system, volatile = split_system(system, parts.volatile)
         params["messages"] = messages
         if system:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Set
 from typing import Any
 
 from tether.message import (
@@ -16,9 +17,11 @@ from tether.message import (
 from tether.model._types import ChatRequest, NamedToolChoice
 from tether.model.providers._names import ANTHROPIC_NAMES, ToolNames
 from tether.model.providers._turns import OPENING_TEXT, Turn, parse_arguments, tool_result_text
+from tether.tool import TOOL_REFERENCES_KEY
 
 __all__ = [
     "MAX_BREAKPOINTS",
+    "TOOL_SEARCH_BETA",
     "add_cache_breakpoints",
     "append_volatile",
     "format_anthropic_messages",
@@ -75,9 +78,22 @@ def _assistant_blocks(turn: Turn, names: ToolNames) -> list[dict[str, Any]]:
     return blocks
 
 
-def _tool_result(result: ToolResultBlock, names: ToolNames) -> dict[str, Any]:
+def _references(
+    result: ToolResultBlock, names: ToolNames, deferred: Set[str]
+) -> list[dict[str, Any]]:
+    """`tool_reference` blocks for the deferred tools the result makes callable."""
+    wanted = result.metadata.get(TOOL_REFERENCES_KEY) or () if result.metadata else ()
+    return [{"type": "tool_reference", "tool_name": names.name(n)} for n in wanted if n in deferred]
+
+
+def _tool_result(
+    result: ToolResultBlock, names: ToolNames, deferred: Set[str] = frozenset()
+) -> dict[str, Any]:
     content: str | list[dict[str, Any]]
-    if isinstance(result.output, str):
+    references = _references(result, names, deferred) if deferred else []
+    if isinstance(result.output, str) and references:
+        content = [{"type": "text", "text": tool_result_text(result)}, *references]
+    elif isinstance(result.output, str):
         content = tool_result_text(result)
     else:
         content = [
@@ -94,9 +110,13 @@ def _tool_result(result: ToolResultBlock, names: ToolNames) -> dict[str, Any]:
 
 
 def format_anthropic_messages(
-    turns: list[Turn], names: ToolNames | None = None
+    turns: list[Turn], names: ToolNames | None = None, deferred: Set[str] = frozenset()
 ) -> tuple[str | None, list[dict[str, Any]]]:
-    """The `system` text and the alternating user/assistant `messages`."""
+    """The `system` text and the alternating user/assistant `messages`.
+
+    `deferred`: tools sent with `defer_loading`; a result that makes some of them callable
+    (a plugin's wake) references them, which loads their definitions there.
+    """
     names = names or ToolNames(ANTHROPIC_NAMES)
     system = "\n\n".join(t.text() for t in turns if t.role == "system") or None
     messages: list[dict[str, Any]] = []
@@ -106,7 +126,7 @@ def format_anthropic_messages(
         if turn.role == "assistant":
             role, blocks = "assistant", _assistant_blocks(turn, names)
         elif turn.role == "tool":
-            role, blocks = "user", [_tool_result(r, names) for r in turn.results]
+            role, blocks = "user", [_tool_result(r, names, deferred) for r in turn.results]
         else:
             role, blocks = "user", _user_blocks(turn)
         if not blocks:
@@ -124,17 +144,25 @@ def format_anthropic_tools(
     request: ChatRequest,
     names: ToolNames | None = None,
     tools: list[dict[str, Any]] | None = None,
+    deferred: Set[str] = frozenset(),
 ) -> list[dict[str, Any]]:
-    """Tools in the Messages API shape (`tools`: instead of the request's own)."""
+    """Tools in the Messages API shape.
+
+    `tools`: instead of the request's own; `deferred`: names sent with `defer_loading`,
+    loaded only where a tool result references them.
+    """
     names = names or ToolNames(ANTHROPIC_NAMES)
-    return [
-        {
+    formatted = []
+    for t in request.tools if tools is None else tools:
+        tool = {
             "name": names.name(t["name"]),
             "description": t.get("description", ""),
             "input_schema": t.get("parameters") or {"type": "object", "properties": {}},
         }
-        for t in (request.tools if tools is None else tools)
-    ]
+        if t["name"] in deferred:
+            tool["defer_loading"] = True
+        formatted.append(tool)
+    return formatted
 
 
 def format_anthropic_tool_choice(choice: Any, names: ToolNames | None = None) -> dict[str, Any]:
@@ -143,6 +171,11 @@ def format_anthropic_tool_choice(choice: Any, names: ToolNames | None = None) ->
         return {"type": "tool", "name": (names or ToolNames(ANTHROPIC_NAMES)).name(choice.name)}
     return {"type": {"required": "any"}.get(str(choice), str(choice))}
 
+
+TOOL_SEARCH_BETA = "advanced-tool-use-2025-11-20"
+"""The beta that lets a request defer tool definitions (`defer_loading`) and load them
+with `tool_reference` blocks (Anthropic's tool search; custom search returns them from a
+tool of one's own)."""
 
 MAX_BREAKPOINTS = 4
 """The most `cache_control` markers the Messages API accepts in one request."""
@@ -166,9 +199,9 @@ def add_cache_breakpoints(params: dict[str, Any], control: dict[str, str]) -> in
     Returns how many markers were placed (never more than `MAX_BREAKPOINTS`).
     """
     placed = 0
-    tools = params.get("tools")
-    if tools:
-        tools[-1]["cache_control"] = control
+    loaded = [t for t in params.get("tools", ()) if not t.get("defer_loading")]
+    if loaded:  # deferred definitions are not part of the prefix
+        loaded[-1]["cache_control"] = control
         placed += 1
     system = params.get("system")
     if system:

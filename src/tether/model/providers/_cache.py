@@ -14,14 +14,19 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from tether.errors import ConfigError
+from tether.message import ToolResultBlock
 from tether.model._types import ChatRequest
+from tether.tool import DEFERRABLE_KEY, TOOL_REFERENCES_KEY
 
 __all__ = [
     "CacheParts",
     "PromptCache",
     "as_prompt_cache",
     "cache_parts",
+    "deferred_tools",
+    "ordered_tools",
     "prefix_key",
+    "referenced_tools",
     "split_system",
 ]
 
@@ -61,9 +66,7 @@ def as_prompt_cache(value: PromptCache | bool | None) -> PromptCache:
         return PromptCache(enabled=False)
     if isinstance(value, PromptCache):
         return value
-    raise ConfigError(
-        f"prompt_cache must be True, False or a `PromptCache(...)`, got {value!r}"
-    )
+    raise ConfigError(f"prompt_cache must be True, False or a `PromptCache(...)`, got {value!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,18 +89,60 @@ def _without(system: str, volatile: str) -> str | None:
 def cache_parts(request: ChatRequest, cache: PromptCache) -> CacheParts:
     """The tools to send and the volatile text to move out of the system prompt.
 
-    Caching off: the request's own tools, nothing moved. On: the stable tools (plus any
-    callable tool they lack, appended) and the volatile text, which `split_system` takes
-    out of the system prompt when it is there verbatim (a middleware that rewrote it
-    leaves it where it is).
+    Caching off: the request's own tools, nothing moved. On: the tools in append-only
+    order (`ordered_tools`) and the volatile text, which `split_system` takes out of the
+    system prompt when it is there verbatim (a middleware that rewrote it leaves it where
+    it is).
     """
     if not cache.enabled:
         return CacheParts(request.tools, "")
-    tools = request.tools
-    if request.stable_tools is not None and request.tools:
-        names = {t["name"] for t in request.stable_tools}
-        tools = [*request.stable_tools, *(t for t in request.tools if t["name"] not in names)]
-    return CacheParts(tools, request.volatile_prompt)
+    return CacheParts(ordered_tools(request), request.volatile_prompt)
+
+
+def ordered_tools(request: ChatRequest) -> list[dict[str, Any]]:
+    """The callable tools in append-only order, for providers without deferred loading.
+
+    The fixed stable tools first, then the deferrable ones callable now (in their fixed
+    order), then any tool the stable list lacks: waking a plugin changes the list only
+    after the fixed tools.
+    """
+    if request.stable_tools is None or not request.tools:
+        return request.tools
+    callable_ = {t["name"]: t for t in request.tools}
+    fixed = [t for t in request.stable_tools if not t.get(DEFERRABLE_KEY)]
+    woken = [t for t in request.stable_tools if t.get(DEFERRABLE_KEY) and t["name"] in callable_]
+    listed = {t["name"] for t in request.stable_tools}
+    return [*fixed, *woken, *(t for t in request.tools if t["name"] not in listed)]
+
+
+def referenced_tools(request: ChatRequest) -> set[str]:
+    """Tools a tool result in the conversation references (`TOOL_REFERENCES_KEY`)."""
+    found: set[str] = set()
+    for msg in request.messages:
+        for block in msg.content:
+            if isinstance(block, ToolResultBlock) and block.metadata:
+                found.update(block.metadata.get(TOOL_REFERENCES_KEY) or ())
+    return found
+
+
+def deferred_tools(request: ChatRequest) -> tuple[list[dict[str, Any]], set[str]]:
+    """Every stable tool (then any callable one it lacks), and the names to send deferred.
+
+    Deferred: the deferrable tools, loaded where a result refers to them, except a
+    callable one no result refers to (a compression removed its plugin's wake).
+    """
+    if request.stable_tools is None or not request.tools:
+        return request.tools, set()
+    callable_ = {t["name"] for t in request.tools}
+    referenced = referenced_tools(request)
+    deferred = {
+        t["name"]
+        for t in request.stable_tools
+        if t.get(DEFERRABLE_KEY) and (t["name"] not in callable_ or t["name"] in referenced)
+    }
+    listed = {t["name"] for t in request.stable_tools}
+    tools = [*request.stable_tools, *(t for t in request.tools if t["name"] not in listed)]
+    return tools, deferred
 
 
 def split_system(system: str | None, volatile: str) -> tuple[str | None, str]:

@@ -18,11 +18,11 @@ from tether.model.providers._cache import PromptCache, cache_parts
 from tether.model.providers._chat_format import (
     ReasoningPolicy,
     append_chat_volatile,
-    mark_chat_message,
-    split_chat_system,
     format_chat_messages,
     format_chat_tools,
     format_tool_choice,
+    mark_chat_message,
+    split_chat_system,
 )
 from tether.model.providers._chat_stream import open_chat_completion
 from tether.model.providers._errors import loaded_sdk, parse_retry_after, status_error
