@@ -125,9 +125,8 @@ class OpenAIChatModel(ProviderChatModel[OpenAICredential]):
         if self.prompt_cache.enabled:
             volatile = split_chat_system(messages, parts.volatile)
             system = messages[0]["content"] if messages[0]["role"] == "system" else None
-            key = self.prompt_cache.key or prefix_key(
-                self.model_name, params.get("tools", []), system
-            )
+            stable = request.tools if request.stable_tools is None else request.stable_tools
+            key = self.prompt_cache.key or prefix_key(self.model_name, stable, system)
             if volatile:
                 append_chat_volatile(messages, volatile)
             # `extra_body`: the oldest SDKs supported predate the `prompt_cache_key` argument;
