@@ -20,6 +20,7 @@ from plugin_tokens import DOMAINS, SYSTEM, BenchTool, _fields
 from pydantic import BaseModel, ConfigDict, create_model
 
 from tether import Agent, UserMsg
+from tether.context import ContextConfig
 from tether.event import PluginActivatedEvent, PluginSleptEvent
 from tether.message import ToolResultBlock
 from tether.model import ChatModelBase, ChatRequest, ModelDelta, TextDelta, ToolCallDelta
@@ -228,7 +229,8 @@ async def run_session(*, scheduled: bool) -> Session:
         for turn in range(1, len(PLAN) + 1):
             director.turn = turn
             if turn == COMPRESS_AT:
-                await agent.compress_context()
+                # keep ~4k tokens of recent turns verbatim, summarise the rest
+                await agent.compress_context(ContextConfig(reserve_ratio=0.02))
             before = dict(agent.state.plugins)
             message = UserMsg("user", user_text(turn, PLAN[turn - 1]))
             async for event in agent.reply_stream(message):
