@@ -214,6 +214,11 @@ class Cache:
         return Bill(total, hit, max(last - hit, 0))
 
 
+def below_n(shares: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    """The requests whose byte-identical prefix is under 90% of their tokens."""
+    return [s for s in shares if s[1] < 0.90]
+
+
 def _bar(ok: bool) -> str:
     return "PASS" if ok else "FAIL"
 
@@ -310,6 +315,7 @@ def _verdict(
     awake_cache = totals[("anthropic", "all awake + cache")][1]
     awake = totals[("anthropic", "all awake, no cache")][1]
     worst = min(shares, key=lambda s: s[1])
+    below = sorted({t for t, share in shares if share < 0.90})
     reused = min(reuses, key=lambda s: s[1])
     checks = [
         (f"scheduled + cache = {100 * best / awake_cache:.1f}% of all awake + cache (<= 35%)",
@@ -317,7 +323,8 @@ def _verdict(
         (f"scheduled + cache = {100 * best / awake:.1f}% of all awake, no cache (<= 5%)",
          best <= 0.05 * awake),
         (f"byte-identical prefix >= 90% after turn 1 but the compression turn: worst "
-         f"{100 * worst[1]:.1f}% (turn {worst[0]})", worst[1] >= 0.90),
+         f"{100 * worst[1]:.1f}% (turn {worst[0]}); {len(shares) - len(below_n(shares))} of "
+         f"{len(shares)} requests pass, turns below: {below}", worst[1] >= 0.90),
     ]  # fmt: skip
     print(
         f"(info) each request starts with all of the previous one but its volatile tail: "
