@@ -69,8 +69,18 @@ async def test_waking_a_plugin_changes_only_what_follows_the_last_anthropic_mark
     )
     refs = [c["tool_name"] for c in result["content"] if c.get("type") == "tool_reference"]
     assert sorted(refs) == sorted(NOTE_TOOLS)
-    assert 'module_name="note" state="active"' in woken["messages"][-1]["content"][-1]["text"]
+    tail = woken["messages"][-1]["content"][-1]["text"]
+    assert tail.startswith('<plugin_status module_name="note" state="active" rounds_left="3">')
+    assert "NOTES-COUNT=0" in tail and "Keep titles short." not in tail  # the block is above
     assert 'state="active"' not in json.dumps(woken["system"])
+
+
+async def test_the_loop_still_shows_the_whole_block_in_the_system_message() -> None:
+    woken = (await requests())[2]
+    system = woken.messages[0].get_text_content() or ""
+    assert '<plugin name="Note plugin" module_name="note" state="active"' in system
+    assert "Keep titles short." in system and woken.volatile_prompt in system
+    assert woken.volatile_tail is not None and "<plugin_status" in woken.volatile_tail
 
 
 async def test_without_deferred_loading_woken_tools_come_after_the_fixed_ones() -> None:

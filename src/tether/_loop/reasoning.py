@@ -81,6 +81,7 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
         tool_choice=tool_choice,
         structured_json_schema=cursor.structured_json_schema,
         volatile_prompt=view.dynamic_prompt,
+        volatile_tail=view.dynamic_tail,
         stable_tools=view.stable_schemas,
     )
     if run.announces(EventType.MODEL_CALL_START):

@@ -94,6 +94,7 @@ class ScriptedChatModel(ChatModelBase):
                 tool_choice=request.tool_choice,
                 structured_json_schema=request.structured_json_schema,
                 volatile_prompt=request.volatile_prompt,
+                volatile_tail=request.volatile_tail,
                 stable_tools=request.stable_tools,
             )
         )

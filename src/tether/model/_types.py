@@ -53,6 +53,10 @@ class ChatRequest:
     """The part of the system prompt that may change at every step (awake plugins' blocks,
     rounds left, activation hints). A provider that caches prompts sends it after the
     cached prefix, at the end of the request, instead of inside the system prompt."""
+    volatile_tail: str | None = None
+    """What a caching provider sends last instead of `volatile_prompt`, when the
+    conversation already holds the rest of it (an awake plugin's block is in its wake's
+    answer: only its status is sent); `None`: `volatile_prompt` itself."""
     stable_tools: list[dict[str, Any]] | None = None
     """The tool list a caching provider sends instead of `tools`: every tool that may become
     callable in this session, in a fixed order and form (a sleeping plugin's tool as a

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import tether.plugin._render as text
 from tether.errors import PluginError
 from tether.event import AgentEvent, PluginSleptEvent
+from tether.message import ToolResultBlock
 from tether.plugin._activation import (
     ACTIVATE_TOOL,
     EXTEND_TOOL,
@@ -33,7 +34,13 @@ from tether.plugin._strategy import (
     clamp_rounds,
     validate_strategies,
 )
-from tether.tool import DEFERRABLE_KEY, PromptParts, ToolBase, ToolSourceBase
+from tether.tool import (
+    DEFERRABLE_KEY,
+    TOOL_REFERENCES_KEY,
+    PromptParts,
+    ToolBase,
+    ToolSourceBase,
+)
 
 if TYPE_CHECKING:
     from tether.state import AgentState
@@ -47,6 +54,16 @@ _log = logging.getLogger("tether.plugin")
 
 _Awake = tuple[Plugin, PluginVisibility, int | None]
 _Offered = tuple[Plugin, PluginVisibility, int | None, list[ToolBase]]
+
+
+def _woken_in_context(state: AgentState) -> set[str]:
+    """Tools whose plugin's wake answer (with its full block) is still in the context."""
+    found: set[str] = set()
+    for msg in state.context:
+        for block in msg.content:
+            if isinstance(block, ToolResultBlock) and block.metadata:
+                found.update(block.metadata.get(TOOL_REFERENCES_KEY) or ())
+    return found
 
 
 def _index(plugins: Iterable[Plugin]) -> dict[str, Plugin]:
@@ -222,20 +239,30 @@ class PluginScheduler(ToolSourceBase):
         acting = is_acting(state)
         fresh = activated_in_reply(state, state.reply.reply_id) if state.reply else set()
         dynamic: list[str] = []
+        tail: list[str] = []
+        loaded: set[str] | None = None
         for plugin, visibility, left, tools in await self._offered(state):
             if visibility == "always_awake" and not plugin.is_dynamic:
                 continue  # already in the stable part
             # An acting step's prompt is never sent: skip the (maybe costly) injection.
             injected = None if acting else await self._injected(plugin, state)
             hint = left == 1 and plugin.module_name not in fresh
-            dynamic.append(
-                text.render_block(
-                    plugin, visibility, tools, rounds_left=left, injected=injected, hint=hint
-                )
+            block = text.render_block(
+                plugin, visibility, tools, rounds_left=left, injected=injected, hint=hint
             )
+            dynamic.append(block)
+            if visibility == "active" and tools and loaded is None:
+                loaded = _woken_in_context(state)
+            if loaded and visibility == "active" and tools and {t.name for t in tools} <= loaded:
+                status = text.render_status(plugin, rounds_left=left, injected=injected, hint=hint)
+                tail.append(status)
+            else:
+                tail.append(block)
         if not self._stable and not dynamic:
             return None
-        return PromptParts(stable=self._stable, dynamic="\n\n".join(dynamic))
+        return PromptParts(
+            stable=self._stable, dynamic="\n\n".join(dynamic), dynamic_tail="\n\n".join(tail)
+        )
 
     @staticmethod
     async def _injected(plugin: Plugin, state: AgentState) -> str:

@@ -34,6 +34,9 @@ class PromptParts:
 
     stable: str = ""
     dynamic: str = ""
+    dynamic_tail: str | None = None
+    """A short form of `dynamic` for requests whose conversation already holds the rest (a
+    caching provider sends it last instead); `None`: `dynamic` itself."""
 
 
 class ToolSourceBase(ABC):

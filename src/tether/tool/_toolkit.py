@@ -38,6 +38,9 @@ class ToolkitView:
     stable_schemas: list[dict[str, Any]] | None = None
     """The tool list for providers that cache prompts: fixed between steps (see
     `ChatRequest.stable_tools`); `None`: `schemas`."""
+    dynamic_tail: str | None = None
+    """What caching providers send last instead of `dynamic_prompt` (see
+    `ChatRequest.volatile_tail`); `None`: `dynamic_prompt`."""
 
     def unknown_tool_message(self, name: str, state: AgentState) -> str:
         """An error text for a call to a tool that is not callable now."""
@@ -157,6 +160,8 @@ class Toolkit:
         tools = dict(self._tools)
         stable: list[str] = []
         dynamic: list[str] = []
+        tails: list[str] = []
+        shortened = False
         stable_schemas = [t.json_schema() for t in self._tools.values()] if with_prompt else None
         for source in self._sources:
             offered = await source.list_tools(state)
@@ -175,6 +180,10 @@ class Toolkit:
                     stable.append(parts.stable)
                 if parts.dynamic:
                     dynamic.append(parts.dynamic)
+                tail = parts.dynamic if parts.dynamic_tail is None else parts.dynamic_tail
+                shortened = shortened or parts.dynamic_tail is not None
+                if tail:
+                    tails.append(tail)
         return ToolkitView(
             tools=tools,
             schemas=[t.json_schema() for t in tools.values()],
@@ -182,6 +191,7 @@ class Toolkit:
             sources=tuple(self._sources),
             dynamic_prompt="\n\n".join(dynamic),
             stable_schemas=stable_schemas,
+            dynamic_tail="\n\n".join(tails) if shortened else None,
         )
 
     async def aclose(self) -> None:

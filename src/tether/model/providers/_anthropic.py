@@ -246,7 +246,7 @@ class AnthropicChatModel(ProviderChatModel[AnthropicCredential]):
                 choice = {"type": "auto"}
             params["tool_choice"] = choice
         system, messages = format_anthropic_messages(turns, names, deferred)
-        system, volatile = split_system(system, parts.volatile)
+        system, volatile = split_system(system, parts.volatile, parts.tail)
         params["messages"] = messages
         if system:
             params["system"] = system

@@ -71,10 +71,11 @@ def as_prompt_cache(value: PromptCache | bool | None) -> PromptCache:
 
 @dataclass(frozen=True, slots=True)
 class CacheParts:
-    """A request's tools and the volatile text to send last (empty: nothing to move)."""
+    """A request's tools, the volatile text to move (empty: none) and what to send for it."""
 
     tools: list[dict[str, Any]]
     volatile: str
+    tail: str | None = None
 
 
 def _without(system: str, volatile: str) -> str | None:
@@ -96,7 +97,7 @@ def cache_parts(request: ChatRequest, cache: PromptCache) -> CacheParts:
     """
     if not cache.enabled:
         return CacheParts(request.tools, "")
-    return CacheParts(ordered_tools(request), request.volatile_prompt)
+    return CacheParts(ordered_tools(request), request.volatile_prompt, request.volatile_tail)
 
 
 def ordered_tools(request: ChatRequest) -> list[dict[str, Any]]:
@@ -145,14 +146,19 @@ def deferred_tools(request: ChatRequest) -> tuple[list[dict[str, Any]], set[str]
     return tools, deferred
 
 
-def split_system(system: str | None, volatile: str) -> tuple[str | None, str]:
-    """The system prompt without `volatile`, and the text to send last (`""` if not found)."""
+def split_system(
+    system: str | None, volatile: str, tail: str | None = None
+) -> tuple[str | None, str]:
+    """The system prompt without `volatile`, and the text to send last (`""` if not found).
+
+    The text to send last is `tail` when given (the short form of `volatile`).
+    """
     if not system or not volatile:
         return system, ""
     stable = _without(system, volatile)
     if stable is None:
         return system, ""
-    return stable or None, volatile
+    return stable or None, volatile if tail is None else tail
 
 
 def prefix_key(model: str, tools: list[dict[str, Any]], system: str | None) -> str:

@@ -164,15 +164,20 @@ def format_tool_choice(choice: Any, names: ToolNames | None = None) -> str | dic
     return str(choice)
 
 
-def split_chat_system(messages: list[dict[str, Any]], volatile: str) -> str:
-    """Take `volatile` out of the leading system message; returns what was taken (or "")."""
+def split_chat_system(
+    messages: list[dict[str, Any]], volatile: str, tail: str | None = None
+) -> str:
+    """Take `volatile` out of the leading system message; return what to send last (or "").
+
+    That is `tail` when given (the short form of `volatile`), else `volatile` itself.
+    """
     if not volatile or not messages or messages[0]["role"] != "system":
         return ""
     content = messages[0]["content"]
     if not isinstance(content, str):
         return ""
-    stable, moved = split_system(content, volatile)
-    if moved:
+    stable, moved = split_system(content, volatile, tail)
+    if stable != content:
         messages[0]["content"] = stable or ""
     return moved
 

@@ -158,7 +158,7 @@ class DashScopeChatModel(ProviderChatModel[DashScopeCredential]):
             tool_name=True,
             names=names,
         )
-        volatile = split_chat_system(messages, parts.volatile)
+        volatile = split_chat_system(messages, parts.volatile, parts.tail)
         if self.prompt_cache.enabled and has_explicit_cache(self.model_name):
             _mark_prefix(messages)
         if volatile:

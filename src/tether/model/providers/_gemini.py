@@ -188,7 +188,7 @@ class GeminiChatModel(ProviderChatModel[GeminiCredential]):
         types = _genai_types()
         system, contents = format_gemini(split_turns(request.messages), names)
         parts = cache_parts(request, self.prompt_cache)
-        system, volatile = split_system(system, parts.volatile)
+        system, volatile = split_system(system, parts.volatile, parts.tail)
         if volatile:  # implicit caching: the stable prefix first, what changes last
             if contents and contents[-1].role == "user":
                 contents[-1].parts.append(types.Part(text=volatile))

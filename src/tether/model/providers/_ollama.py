@@ -214,7 +214,7 @@ class OllamaChatModel(ProviderChatModel[OllamaCredential]):
             params["format"] = request.structured_json_schema
         messages = format_ollama_messages(turns)
         if self.prompt_cache.enabled:  # Ollama reuses the KV cache of an unchanged prefix
-            volatile = split_chat_system(messages, request.volatile_prompt)
+            volatile = split_chat_system(messages, request.volatile_prompt, request.volatile_tail)
             if volatile:
                 append_chat_volatile(messages, volatile)
         params["messages"] = messages

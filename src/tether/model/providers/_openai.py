@@ -123,7 +123,7 @@ class OpenAIChatModel(ProviderChatModel[OpenAICredential]):
         if self.reasoning_effort is not None:
             params["reasoning_effort"] = self.reasoning_effort
         if self.prompt_cache.enabled:
-            volatile = split_chat_system(messages, parts.volatile)
+            volatile = split_chat_system(messages, parts.volatile, parts.tail)
             system = messages[0]["content"] if messages[0]["role"] == "system" else None
             stable = request.tools if request.stable_tools is None else request.stable_tools
             key = self.prompt_cache.key or prefix_key(self.model_name, stable, system)
