@@ -91,3 +91,21 @@ async def test_without_deferred_loading_woken_tools_come_after_the_fixed_ones() 
     assert sorted(after[len(names) :]) == sorted(NOTE_TOOLS)
     assert woken["tools"][: len(names)] == before["tools"]
     assert woken["extra_body"] == before["extra_body"]  # the same prompt_cache_key
+
+
+async def test_claude_models_without_tool_search_get_the_append_only_order() -> None:
+    from cache_render_turn import MODELS
+
+    from tether.credential import AnthropicCredential
+    from tether.model import AnthropicChatModel, PromptCache
+
+    calls = await requests()
+    older = AnthropicChatModel(AnthropicCredential(api_key="x"), "claude-3-5-haiku-latest")
+    off = AnthropicChatModel(prompt_cache=PromptCache(defer_tools=False))
+    for model in (older, off):
+        before, woken = (model.build_params(r) for r in calls[1:3])
+        assert not any(t.get("defer_loading") for t in woken["tools"])
+        names = [t["name"] for t in before["tools"]]
+        assert [t["name"] for t in woken["tools"]][: len(names)] == names
+        assert "extra_headers" not in woken
+    assert any(t.get("defer_loading") for t in MODELS["anthropic"].build_params(calls[2])["tools"])

@@ -29,7 +29,13 @@ from tether.model.providers._anthropic_format import (
     format_anthropic_tools,
 )
 from tether.model.providers._base import Opened, ProviderChatModel
-from tether.model.providers._cache import PromptCache, cache_parts, deferred_tools, split_system
+from tether.model.providers._cache import (
+    DEFER_MODELS,
+    PromptCache,
+    cache_parts,
+    deferred_tools,
+    split_system,
+)
 from tether.model.providers._errors import loaded_sdk, parse_retry_after, status_error
 from tether.model.providers._names import ANTHROPIC_NAMES, ToolNames
 from tether.model.providers._turns import (
@@ -234,7 +240,10 @@ class AnthropicChatModel(ProviderChatModel[AnthropicCredential]):
         params: dict[str, Any] = {"model": self.model_name, "max_tokens": self.max_tokens}
         parts = cache_parts(request, self.prompt_cache)
         tools, deferred = parts.tools, set[str]()
-        if self.prompt_cache.enabled:
+        defer = self.prompt_cache.defer_tools
+        if defer is None:
+            defer = self.model_name.removeprefix("anthropic/").startswith(DEFER_MODELS)
+        if self.prompt_cache.enabled and defer:
             tools, deferred = deferred_tools(request)
         if tools:
             params["tools"] = format_anthropic_tools(request, names, tools, deferred)

@@ -19,6 +19,7 @@ from tether.model._types import ChatRequest
 from tether.tool import DEFERRABLE_KEY, TOOL_REFERENCES_KEY
 
 __all__ = [
+    "DEFER_MODELS",
     "CacheParts",
     "PromptCache",
     "as_prompt_cache",
@@ -31,6 +32,10 @@ __all__ = [
 ]
 
 CacheTTL = Literal["5m", "1h"]
+
+DEFER_MODELS = ("claude-sonnet-4-5", "claude-opus-4-5", "claude-sonnet-4-6", "claude-opus-4-6")
+"""Claude models (by name prefix) that take deferred tool loading, per Anthropic's tool
+search page (checked 2026-02); others get the tools in append-only order."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +53,9 @@ class PromptCache:
     key: str | None = None
     """OpenAI's `prompt_cache_key`; `None`: a digest of the stable tools and system prompt,
     the same for every step of a session."""
+    defer_tools: bool | None = None
+    """Anthropic: send sleepable plugins' tools with `defer_loading` (tool search beta);
+    `None`: for the models known to support it (`DEFER_MODELS`)."""
 
     def __post_init__(self) -> None:
         if self.ttl not in ("5m", "1h"):
