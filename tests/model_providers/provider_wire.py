@@ -1,7 +1,8 @@
 """Hand-built responses in each provider's published wire format, from one abstract script.
 
 A script is a list of steps: `("text", s)`, `("thinking", s)`, `("signature", s)`,
-`("call", index, id, name)`, `("args", index, piece)`, `("usage", input, output)`,
+`("call", index, id, name)`, `("args", index, piece)`, `("usage", input, output[, cache
+read[, cache write]])` (where the provider reports them),
 `("stop", raw_reason)` (the provider's own finish reason, e.g. `"length"`, `"max_tokens"`,
 `"MAX_TOKENS"`; otherwise the normal one), and for Anthropic only `("redacted", data)` (a
 `redacted_thinking` block). Every reply ends with the provider's end-of-answer marker.
@@ -139,7 +140,7 @@ def _anthropic_start(usage: tuple) -> bytes:
         "input_tokens": usage[1],
         "output_tokens": 1,
         "cache_read_input_tokens": usage[3] if len(usage) > 3 else 0,
-        "cache_creation_input_tokens": 0,
+        "cache_creation_input_tokens": usage[4] if len(usage) > 4 else 0,
     }
     message = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6"}
     message |= {"content": [], "stop_reason": None, "stop_sequence": None, "usage": counts}
@@ -276,7 +277,10 @@ def dashscope_reply(script: list[tuple]) -> Reply:
                 "input_tokens": usage_step[1],
                 "output_tokens": out,
                 "total_tokens": usage_step[1] + out,
-                "prompt_tokens_details": {"cached_tokens": 0},
+                "prompt_tokens_details": {
+                    "cached_tokens": usage_step[3] if len(usage_step) > 3 else 0,
+                    "cache_creation_input_tokens": usage_step[4] if len(usage_step) > 4 else 0,
+                },
             },
             "request_id": "req-1",
         }

@@ -21,6 +21,8 @@ from tether.model import AnthropicChatModel, ChatRequest, StreamAssembler
 
 
 def model(server: ReplayServer, name: str, **kwargs) -> AnthropicChatModel:
+    # The recordings were made without cache markers: the requests are compared as sent.
+    kwargs.setdefault("prompt_cache", False)
     return AnthropicChatModel(
         AnthropicCredential(api_key="sk-ant-test", base_url=server.url), name, **kwargs
     )

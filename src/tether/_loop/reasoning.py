@@ -79,6 +79,9 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
         tools=tools,
         tool_choice=tool_choice,
         structured_json_schema=cursor.structured_json_schema,
+        volatile_prompt=view.dynamic_prompt,
+        volatile_tail=view.dynamic_tail,
+        stable_tools=view.stable_schemas,
     )
     if run.announces(EventType.MODEL_CALL_START):
         yield ModelCallStartEvent(reply_id=reply_id, model_name=agent.model.model_name)

@@ -31,6 +31,7 @@ from tether.model._types import (
     ToolChoice,
     UsageDelta,
 )
+from tether.model.providers._cache import PromptCache
 
 if TYPE_CHECKING:  # loaded lazily below; imported here for type checkers and the API docs
     from tether.model._registry import from_string
@@ -54,6 +55,7 @@ __all__ = [
     "NamedToolChoice",
     "OllamaChatModel",
     "OpenAIChatModel",
+    "PromptCache",
     "RetryNotice",
     "RetryPolicy",
     "ScriptedChatModel",

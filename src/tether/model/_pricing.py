@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
+from typing import Literal
 
 from tether.message import ChatUsage
 
@@ -29,11 +30,14 @@ class ModelPrice:
     cached_input: float | None = None
     """Input tokens read from the provider's cache; `None`: billed as `input`."""
     cache_write: float | None = None
-    """Input tokens written to the provider's cache; `None`: billed as `input`."""
+    """Input tokens written to the provider's cache (its default lifetime, Anthropic's 5
+    minutes); `None`: billed as `input`."""
     as_of: str = ""
     """When the price was last checked (`YYYY-MM-DD`)."""
     note: str = ""
     """Where it comes from, and what it leaves out."""
+    cache_write_1h: float | None = None
+    """Input tokens written to a 1-hour cache (Anthropic `ttl="1h"`); `None`: `cache_write`."""
 
 
 DEFAULT_PRICES = MappingProxyType(
@@ -47,20 +51,26 @@ DEFAULT_PRICES = MappingProxyType(
             cached_input=0.30,
             cache_write=3.75,
             as_of="2026-02-17",
-            note="Anthropic list price; cache write is the 5-minute rate",
+            note="Anthropic list price; cache reads 0.1x input, writes 1.25x (5 minutes) "
+            "or 2x (1 hour)",
+            cache_write_1h=6.00,
         ),
         "gemini-2.5-flash": ModelPrice(
             0.30,
             2.50,
-            as_of="2025-06-17",
-            note="Gemini API paid tier, text/image/video input; cached input billed as "
-            "input (an upper bound: set the cached rate you pay with `set_price`)",
+            cached_input=0.03,
+            as_of="2026-02-17",
+            note="Gemini API paid tier, text/image/video input; cached input at the context-"
+            "caching rate (0.1x; explicit caches' storage per hour not included)",
         ),
         "qwen-max": ModelPrice(
             1.60,
             6.40,
-            as_of="2025-06-01",
-            note="Alibaba Cloud Model Studio, international deployment",
+            cached_input=0.32,
+            cache_write=2.00,
+            as_of="2026-02-17",
+            note="Alibaba Cloud Model Studio, international deployment; implicit cache hits "
+            "0.2x input, explicit cache writes 1.25x (hits on an explicit cache are 0.1x)",
         ),
         "llama3.1": ModelPrice(
             0.0, 0.0, as_of="2025-06-01", note="Ollama runs locally: no per-token price"
@@ -101,11 +111,14 @@ def price_for(model: str) -> ModelPrice | None:
     return None
 
 
-def cost(usage: ChatUsage | None, model: str) -> float | None:
+def cost(
+    usage: ChatUsage | None, model: str, *, cache_ttl: Literal["5m", "1h"] = "5m"
+) -> float | None:
     """USD spent on `usage` by `model`, or `None` if there is no usage or no price.
 
     `usage.input_tokens` includes the cached tokens: cache reads and writes are billed at
-    their own rates (or as input when the price has none), the rest as input.
+    their own rates (or as input when the price has none), the rest as input. `cache_ttl`
+    says which write rate applies (`1h`: `cache_write_1h`).
     """
     if usage is None:
         return None
@@ -116,6 +129,8 @@ def cost(usage: ChatUsage | None, model: str) -> float | None:
     plain = max(usage.input_tokens - read - write, 0)
     read_rate = price.input if price.cached_input is None else price.cached_input
     write_rate = price.input if price.cache_write is None else price.cache_write
+    if cache_ttl == "1h" and price.cache_write_1h is not None:
+        write_rate = price.cache_write_1h
     total = (
         plain * price.input
         + read * read_rate

@@ -93,6 +93,9 @@ class ScriptedChatModel(ChatModelBase):
                 tools=list(request.tools),
                 tool_choice=request.tool_choice,
                 structured_json_schema=request.structured_json_schema,
+                volatile_prompt=request.volatile_prompt,
+                volatile_tail=request.volatile_tail,
+                stable_tools=request.stable_tools,
             )
         )
         if index >= len(self.responses):

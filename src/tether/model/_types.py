@@ -49,6 +49,19 @@ class ChatRequest:
     structured_json_schema: dict[str, Any] | None = None
     """The JSON schema the final answer must follow, if any (the schema of the pydantic
     class given to `Agent.reply(..., structured_schema=...)`)."""
+    volatile_prompt: str = ""
+    """The part of the system prompt that may change at every step (awake plugins' blocks,
+    rounds left, activation hints). A provider that caches prompts sends it after the
+    cached prefix, at the end of the request, instead of inside the system prompt."""
+    volatile_tail: str | None = None
+    """What a caching provider sends last instead of `volatile_prompt`, when the
+    conversation already holds the rest of it (an awake plugin's block is in its wake's
+    answer: only its status is sent); `None`: `volatile_prompt` itself."""
+    stable_tools: list[dict[str, Any]] | None = None
+    """The tool list a caching provider sends instead of `tools`: every tool that may become
+    callable in this session, in a fixed order and form (a sleeping plugin's tool as a
+    stub), so waking a plugin does not change the cached prefix. A call to a tool that is
+    not in `tools` is refused by the loop; tools missing here are appended."""
 
     @property
     def structured_schema(self) -> dict[str, Any] | None:

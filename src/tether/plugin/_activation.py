@@ -11,7 +11,7 @@ from tether.errors import ToolError
 from tether.event import PluginActivatedEvent
 from tether.message import ToolResultBlock, ToolResultState
 from tether.plugin._strategy import DEFAULT_ACTIVE_ROUNDS, MAX_ACTIVE_ROUNDS
-from tether.tool import ToolBase, ToolContext, ToolOutput
+from tether.tool import TOOL_REFERENCES_KEY, ToolBase, ToolContext, ToolOutput
 
 if TYPE_CHECKING:
     from tether.plugin._scheduler import PluginScheduler
@@ -38,6 +38,9 @@ class ActivationOutcome:
     """The call could not do what it asked (unknown, disabled, asleep for `extend`)."""
     rounds_left: int | None = None
     """Set when the plugin was woken or extended: its replies left."""
+    tool_names: tuple[str, ...] = ()
+    """The tools a wake made callable: the answer references them, so a provider that
+    loads deferred tool definitions on demand loads them here."""
 
 
 class ActivatePluginInput(BaseModel):
@@ -88,6 +91,9 @@ class _SchedulerTool(ToolBase):
             )
         if outcome.is_error:
             return ToolResultBlock(id="", name="", output=outcome.text, state=ToolResultState.ERROR)
+        if outcome.tool_names:
+            references = {TOOL_REFERENCES_KEY: list(outcome.tool_names)}
+            return ToolResultBlock(id="", name="", output=outcome.text, metadata=references)
         return outcome.text
 
 

@@ -22,6 +22,7 @@ __all__ = [
     "last_round_hint",
     "render_block",
     "render_catalogue",
+    "render_status",
     "same_step_tool_hint",
     "sleeping_tool_hint",
     "unknown_text",
@@ -98,6 +99,26 @@ def render_block(
     if hint:
         lines.append(f"<activation_hint>{last_round_hint(plugin.module_name)}</activation_hint>")
     lines.append("</plugin>")
+    return "\n".join(lines)
+
+
+def render_status(
+    plugin: Plugin, *, rounds_left: int | None, injected: str | None = None, hint: bool = False
+) -> str:
+    """An awake plugin's status, for requests that already hold its block (its wake's answer).
+
+    What changes while it is awake: rounds left, the injected text, the last-run hint.
+    """
+    rounds = f' rounds_left="{rounds_left}"' if rounds_left is not None else ""
+    lines = [
+        f'<plugin_status module_name="{_attr(plugin.module_name)}" state="active"{rounds}>'
+        "Its full block and tools are in the answer that woke it."
+    ]
+    if injected:
+        lines.append(f"<injected_prompt>\n{injected.strip()}\n</injected_prompt>")
+    if hint:
+        lines.append(f"<activation_hint>{last_round_hint(plugin.module_name)}</activation_hint>")
+    lines.append("</plugin_status>")
     return "\n".join(lines)
 
 

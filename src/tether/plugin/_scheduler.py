@@ -5,11 +5,12 @@ from __future__ import annotations
 import difflib
 import logging
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import tether.plugin._render as text
 from tether.errors import PluginError
 from tether.event import AgentEvent, PluginSleptEvent
+from tether.message import ToolResultBlock
 from tether.plugin._activation import (
     ACTIVATE_TOOL,
     EXTEND_TOOL,
@@ -33,7 +34,13 @@ from tether.plugin._strategy import (
     clamp_rounds,
     validate_strategies,
 )
-from tether.tool import PromptParts, ToolBase, ToolSourceBase
+from tether.tool import (
+    DEFERRABLE_KEY,
+    TOOL_REFERENCES_KEY,
+    PromptParts,
+    ToolBase,
+    ToolSourceBase,
+)
 
 if TYPE_CHECKING:
     from tether.state import AgentState
@@ -47,6 +54,16 @@ _log = logging.getLogger("tether.plugin")
 
 _Awake = tuple[Plugin, PluginVisibility, int | None]
 _Offered = tuple[Plugin, PluginVisibility, int | None, list[ToolBase]]
+
+
+def _woken_in_context(state: AgentState) -> set[str]:
+    """Tools whose plugin's wake answer (with its full block) is still in the context."""
+    found: set[str] = set()
+    for msg in state.context:
+        for block in msg.content:
+            if isinstance(block, ToolResultBlock) and block.metadata:
+                found.update(block.metadata.get(TOOL_REFERENCES_KEY) or ())
+    return found
 
 
 def _index(plugins: Iterable[Plugin]) -> dict[str, Plugin]:
@@ -116,6 +133,7 @@ class PluginScheduler(ToolSourceBase):
             if p.enabled and m not in self._sleepable and not p.is_dynamic
         ]
         self._stable = "\n\n".join(s for s in [catalogue, *static] if s)
+        self._stable_schemas: list[dict[str, Any]] | None = None
 
     @property
     def known_tool_names(self) -> frozenset[str]:
@@ -194,25 +212,57 @@ class PluginScheduler(ToolSourceBase):
             tools.extend(offered)
         return tools
 
+    def stable_schemas(self, tools: list[ToolBase]) -> list[dict[str, Any]] | None:
+        """The activation tools and static always-awake plugins' tools, then the rest.
+
+        Every tool of a plugin that may sleep is listed too, awake or not, marked
+        `deferrable` (`DEFERRABLE_KEY`): a provider that can load tool definitions on
+        demand sends them deferred, so waking a plugin leaves the cached prefix intact;
+        others send only the callable ones, after the stable tools. A call while the
+        plugin sleeps is refused as before. Tools of wrapped sources, unknown ahead, are
+        sent after the stable list while they are offered.
+        """
+        if self._stable_schemas is None:
+            schemas = [t.json_schema() for t in self._activation_tools]
+            for m, p in self._plugins.items():
+                if p.enabled and not p.is_dynamic and m not in self._sleepable:
+                    schemas.extend(t.json_schema() for t in p.tools)
+            for m in sorted(self._sleepable):
+                p = self._plugins[m]
+                if p.source is None:
+                    schemas.extend({**t.json_schema(), DEFERRABLE_KEY: True} for t in p.tools)
+            self._stable_schemas = schemas
+        return self._stable_schemas
+
     async def prompt(self, state: AgentState) -> PromptParts | None:
         """Stable: the catalogue of briefs and static always-awake blocks; dynamic: the rest."""
         acting = is_acting(state)
         fresh = activated_in_reply(state, state.reply.reply_id) if state.reply else set()
         dynamic: list[str] = []
+        tail: list[str] = []
+        loaded: set[str] | None = None
         for plugin, visibility, left, tools in await self._offered(state):
             if visibility == "always_awake" and not plugin.is_dynamic:
                 continue  # already in the stable part
             # An acting step's prompt is never sent: skip the (maybe costly) injection.
             injected = None if acting else await self._injected(plugin, state)
             hint = left == 1 and plugin.module_name not in fresh
-            dynamic.append(
-                text.render_block(
-                    plugin, visibility, tools, rounds_left=left, injected=injected, hint=hint
-                )
+            block = text.render_block(
+                plugin, visibility, tools, rounds_left=left, injected=injected, hint=hint
             )
+            dynamic.append(block)
+            if visibility == "active" and tools and loaded is None:
+                loaded = _woken_in_context(state)
+            if loaded and visibility == "active" and tools and {t.name for t in tools} <= loaded:
+                status = text.render_status(plugin, rounds_left=left, injected=injected, hint=hint)
+                tail.append(status)
+            else:
+                tail.append(block)
         if not self._stable and not dynamic:
             return None
-        return PromptParts(stable=self._stable, dynamic="\n\n".join(dynamic))
+        return PromptParts(
+            stable=self._stable, dynamic="\n\n".join(dynamic), dynamic_tail="\n\n".join(tail)
+        )
 
     @staticmethod
     async def _injected(plugin: Plugin, state: AgentState) -> str:
@@ -299,7 +349,9 @@ class PluginScheduler(ToolSourceBase):
         mark_activated(state, module_name)
         block = text.render_block(found, "active", tools, rounds_left=rounds)
         return ActivationOutcome(
-            text.activated_text(module_name, rounds, block), rounds_left=rounds
+            text.activated_text(module_name, rounds, block),
+            rounds_left=rounds,
+            tool_names=tuple(t.name for t in tools),
         )
 
     def extend(self, state: AgentState, module_name: str, rounds: int) -> ActivationOutcome:

@@ -9,13 +9,15 @@ from tether.tool._base import ToolBase, ToolChunk, ToolContext, ToolOutput
 from tether.tool._function import FunctionTool, tool
 from tether.tool._merge import Emit, merge_streams
 from tether.tool._runner import error_result, result_of, to_result
-from tether.tool._source import PromptParts, ToolSourceBase
+from tether.tool._source import DEFERRABLE_KEY, TOOL_REFERENCES_KEY, PromptParts, ToolSourceBase
 from tether.tool._toolkit import Toolkit, ToolkitView
 
 if TYPE_CHECKING:
     from tether.tool.builtin import Bash, Edit, Glob, Grep, Read, Write
 
 __all__ = [
+    "DEFERRABLE_KEY",
+    "TOOL_REFERENCES_KEY",
     "ArgumentError",
     "Bash",
     "Edit",

@@ -35,6 +35,14 @@ class ToolkitView:
     """Text the sources add to the system prompt (stable parts first)."""
     sources: Sequence[ToolSourceBase] = field(default_factory=tuple)
     """The sources the view was built from."""
+    dynamic_prompt: str = ""
+    """The part of `prompt` that may change at every step (it ends `prompt`)."""
+    stable_schemas: list[dict[str, Any]] | None = None
+    """The tool list for providers that cache prompts: fixed between steps (see
+    `ChatRequest.stable_tools`); `None`: `schemas`."""
+    dynamic_tail: str | None = None
+    """What caching providers send last instead of `dynamic_prompt` (see
+    `ChatRequest.volatile_tail`); `None`: `dynamic_prompt`."""
 
     def unknown_tool_message(self, name: str, state: AgentState) -> str:
         """An error text for a call to a tool that is not callable now."""
@@ -163,25 +171,38 @@ class Toolkit:
         tools = dict(self._tools)
         stable: list[str] = []
         dynamic: list[str] = []
+        tails: list[str] = []
+        shortened = False
+        stable_schemas = [t.json_schema() for t in self._tools.values()] if with_prompt else None
         for source in self._sources:
-            for t in await source.list_tools(state):
+            offered = await source.list_tools(state)
+            for t in offered:
                 if t.name in tools:
                     raise DuplicateToolError(
                         f"tool {t.name!r} from {source.name!r} clashes with another tool "
                         "of the same name; rename one or disable it in its source"
                     )
                 tools[t.name] = t
+            if stable_schemas is not None:
+                stable_schemas.extend(source.stable_schemas(offered) or ())
             parts = await source.prompt(state) if with_prompt else None
             if parts is not None:
                 if parts.stable:
                     stable.append(parts.stable)
                 if parts.dynamic:
                     dynamic.append(parts.dynamic)
+                tail = parts.dynamic if parts.dynamic_tail is None else parts.dynamic_tail
+                shortened = shortened or parts.dynamic_tail is not None
+                if tail:
+                    tails.append(tail)
         return ToolkitView(
             tools=tools,
             schemas=[t.json_schema() for t in tools.values()],
             prompt="\n\n".join(stable + dynamic),
             sources=tuple(self._sources),
+            dynamic_prompt="\n\n".join(dynamic),
+            stable_schemas=stable_schemas,
+            dynamic_tail="\n\n".join(tails) if shortened else None,
         )
 
     async def aclose(self) -> None:

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 from tether.credential import AnthropicCredential
 from tether.errors import MissingProviderError, ModelError, ModelRetryableError
 from tether.message import ChatUsage
+from tether.model._pricing import cost
 from tether.model._types import (
     ChatRequest,
     ModelDelta,
@@ -20,11 +21,21 @@ from tether.model._types import (
     set_delta_text,
 )
 from tether.model.providers._anthropic_format import (
+    TOOL_SEARCH_BETA,
+    add_cache_breakpoints,
+    append_volatile,
     format_anthropic_messages,
     format_anthropic_tool_choice,
     format_anthropic_tools,
 )
 from tether.model.providers._base import Opened, ProviderChatModel
+from tether.model.providers._cache import (
+    DEFER_MODELS,
+    PromptCache,
+    cache_parts,
+    deferred_tools,
+    split_system,
+)
 from tether.model.providers._errors import loaded_sdk, parse_retry_after, status_error
 from tether.model.providers._names import ANTHROPIC_NAMES, ToolNames
 from tether.model.providers._turns import (
@@ -50,14 +61,17 @@ class _Usage:
         "cache_read",
         "cache_write",
         "input",
+        "model",
         "names",
         "output",
         "reported",
         "stop",
         "thinking",
+        "ttl",
     )
 
-    def __init__(self, names: ToolNames | None = None) -> None:
+    def __init__(self, names: ToolNames | None = None, *, model: str = "", ttl: str = "5m") -> None:
+        self.model, self.ttl = model, ttl
         self.input = self.output = self.cache_read = self.cache_write = self.thinking = 0
         self.reported = False
         self.stop: str | None = None
@@ -85,13 +99,16 @@ class _Usage:
             self.thinking = int(details.get("thinking_tokens") or self.thinking)
         elif details is not None:
             self.thinking = int(getattr(details, "thinking_tokens", 0) or self.thinking)
-        return ChatUsage(
+        counted = ChatUsage(
             input_tokens=self.input + self.cache_read + self.cache_write,
             output_tokens=self.output,
             cache_read_tokens=self.cache_read,
             cache_write_tokens=self.cache_write,
             reasoning_tokens=self.thinking,
         )
+        if self.ttl == "1h" and self.cache_write:  # priced here: the usage has no lifetime
+            counted.cost = cost(counted, self.model, cache_ttl="1h")
+        return counted
 
 
 def _event_deltas(usage: _Usage, event: Any) -> list[ModelDelta]:
@@ -184,6 +201,7 @@ class AnthropicChatModel(ProviderChatModel[AnthropicCredential]):
         thinking: bool | int | dict[str, Any] | None = None,
         max_tokens: int = 8192,
         generate_kwargs: dict[str, Any] | None = None,
+        prompt_cache: PromptCache | bool = True,
     ) -> None:
         super().__init__(
             credential,
@@ -191,6 +209,7 @@ class AnthropicChatModel(ProviderChatModel[AnthropicCredential]):
             context_length=context_length,
             stream=stream,
             generate_kwargs=generate_kwargs,
+            prompt_cache=prompt_cache,
         )
         self.base_url = base_url or self.credential.base_url
         self.max_tokens = max_tokens
@@ -219,17 +238,33 @@ class AnthropicChatModel(ProviderChatModel[AnthropicCredential]):
     def _params(self, request: ChatRequest, names: ToolNames) -> dict[str, Any]:
         turns = split_turns(request.messages)
         params: dict[str, Any] = {"model": self.model_name, "max_tokens": self.max_tokens}
-        if request.tools:
-            params["tools"] = format_anthropic_tools(request, names)
+        parts = cache_parts(request, self.prompt_cache)
+        tools, deferred = parts.tools, set[str]()
+        defer = self.prompt_cache.defer_tools
+        if defer is None:
+            defer = self.model_name.removeprefix("anthropic/").startswith(DEFER_MODELS)
+        if self.prompt_cache.enabled and defer:
+            tools, deferred = deferred_tools(request)
+        if tools:
+            params["tools"] = format_anthropic_tools(request, names, tools, deferred)
+            if deferred:
+                params["extra_headers"] = {"anthropic-beta": TOOL_SEARCH_BETA}
             choice = format_anthropic_tool_choice(request.tool_choice, names)
             if self.thinking is not None and is_forced(request):
                 append_hint(turns, forced_tool_reminder(sent_choice(request.tool_choice, names)))
                 choice = {"type": "auto"}
             params["tool_choice"] = choice
-        system, messages = format_anthropic_messages(turns, names)
+        system, messages = format_anthropic_messages(turns, names, deferred)
+        system, volatile = split_system(system, parts.volatile, parts.tail)
         params["messages"] = messages
         if system:
             params["system"] = system
+        if self.prompt_cache.enabled:
+            ttl = self.prompt_cache.ttl
+            control = {"type": "ephemeral"} if ttl == "5m" else {"type": "ephemeral", "ttl": ttl}
+            add_cache_breakpoints(params, control)
+        if volatile:
+            append_volatile(messages, volatile)
         if self.thinking is not None:
             params["thinking"] = self.thinking
             budget = int(self.thinking.get("budget_tokens", 0))
@@ -241,7 +276,8 @@ class AnthropicChatModel(ProviderChatModel[AnthropicCredential]):
     async def _open(self, request: ChatRequest) -> Opened:
         names = ToolNames(ANTHROPIC_NAMES)
         params = self._params(request, names)
-        usage = _Usage(names)
+        ttl = self.prompt_cache.ttl if self.prompt_cache.enabled else "5m"
+        usage = _Usage(names, model=self.model_name, ttl=ttl)
         if not self.stream_enabled:
             message = await self.client.messages.create(**params)
             return Opened([message], partial(_message_deltas, usage), usage.stopped)

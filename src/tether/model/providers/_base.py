@@ -14,6 +14,7 @@ from tether.credential import CredentialBase
 from tether.errors import ModelAuthenticationError, ModelError
 from tether.model._base import ChatModelBase
 from tether.model._types import ChatRequest, ModelDelta
+from tether.model.providers._cache import PromptCache, as_prompt_cache
 from tether.model.providers._context import context_length_for
 from tether.model.providers._errors import redact, stream_ended, stream_failure
 from tether.model.providers._stop import stop_delta
@@ -68,6 +69,7 @@ class ProviderChatModel(ChatModelBase, Generic[C]):
         context_length: int | None = None,
         stream: bool = True,
         generate_kwargs: dict[str, Any] | None = None,
+        prompt_cache: PromptCache | bool = True,
     ) -> None:
         super().__init__(
             model,
@@ -83,6 +85,8 @@ class ProviderChatModel(ChatModelBase, Generic[C]):
             )
         self.credential: C = credential
         self.generate_kwargs: dict[str, Any] = dict(generate_kwargs or {})
+        self.prompt_cache: PromptCache = as_prompt_cache(prompt_cache)
+        """Whether (and how) requests ask for prompt caching; see `PromptCache`."""
         self._client: Any = None
 
     def _api_key(self) -> str | None:

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from tether.message import DataBlock, HintBlock, TextBlock, ThinkingBlock, ToolCallBlock
 from tether.model._types import ChatRequest, NamedToolChoice
+from tether.model.providers._cache import split_system
 from tether.model.providers._names import CHAT_NAMES, ToolNames
 from tether.model.providers._turns import (
     Turn,
@@ -15,7 +16,15 @@ from tether.model.providers._turns import (
     tool_result_text,
 )
 
-__all__ = ["ReasoningPolicy", "format_chat_messages", "format_chat_tools", "format_tool_choice"]
+__all__ = [
+    "ReasoningPolicy",
+    "append_chat_volatile",
+    "format_chat_messages",
+    "format_chat_tools",
+    "format_tool_choice",
+    "mark_chat_message",
+    "split_chat_system",
+]
 
 ReasoningPolicy = Literal["auto", "always", "never"]
 """When to send `reasoning_content` back: with tool-call steps (`auto`), always, never."""
@@ -127,8 +136,12 @@ def format_chat_messages(
     return messages
 
 
-def format_chat_tools(request: ChatRequest, names: ToolNames | None = None) -> list[dict[str, Any]]:
-    """Function tools in the chat-completions shape."""
+def format_chat_tools(
+    request: ChatRequest,
+    names: ToolNames | None = None,
+    tools: list[dict[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
+    """Function tools in the chat-completions shape (`tools`: instead of the request's own)."""
     names = names or ToolNames(CHAT_NAMES)
     return [
         {
@@ -139,7 +152,7 @@ def format_chat_tools(request: ChatRequest, names: ToolNames | None = None) -> l
                 "parameters": t.get("parameters") or {"type": "object", "properties": {}},
             },
         }
-        for t in request.tools
+        for t in (request.tools if tools is None else tools)
     ]
 
 
@@ -149,3 +162,43 @@ def format_tool_choice(choice: Any, names: ToolNames | None = None) -> str | dic
         name = (names or ToolNames(CHAT_NAMES)).name(choice.name)
         return {"type": "function", "function": {"name": name}}
     return str(choice)
+
+
+def split_chat_system(
+    messages: list[dict[str, Any]], volatile: str, tail: str | None = None
+) -> str:
+    """Take `volatile` out of the leading system message; return what to send last (or "").
+
+    That is `tail` when given (the short form of `volatile`), else `volatile` itself.
+    """
+    if not volatile or not messages or messages[0]["role"] != "system":
+        return ""
+    content = messages[0]["content"]
+    if not isinstance(content, str):
+        return ""
+    stable, moved = split_system(content, volatile, tail)
+    if stable != content:
+        messages[0]["content"] = stable or ""
+    return moved
+
+
+def append_chat_volatile(messages: list[dict[str, Any]], text: str) -> None:
+    """Send `text` last: closing the final user message, or as a user message of its own."""
+    last = messages[-1] if messages else None
+    if last is not None and last["role"] == "user":
+        content = last["content"]
+        if isinstance(content, str):
+            last["content"] = f"{content}\n\n{text}" if content else text
+        else:
+            content.append({"type": "text", "text": text})
+        return
+    messages.append({"role": "user", "content": text})
+
+
+def mark_chat_message(message: dict[str, Any], control: dict[str, str]) -> None:
+    """Put an explicit cache marker on the last part of `message` (text becomes a part list)."""
+    content = message.get("content")
+    if isinstance(content, str) and content:
+        message["content"] = [{"type": "text", "text": content, "cache_control": control}]
+    elif isinstance(content, list) and content:
+        content[-1]["cache_control"] = control

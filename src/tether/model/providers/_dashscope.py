@@ -14,11 +14,15 @@ from tether.errors import MissingProviderError, ModelError, ModelRetryableError
 from tether.message import ChatUsage
 from tether.model._types import ChatRequest, NamedToolChoice
 from tether.model.providers._base import Opened, ProviderChatModel
+from tether.model.providers._cache import PromptCache, cache_parts
 from tether.model.providers._chat_format import (
     ReasoningPolicy,
+    append_chat_volatile,
     format_chat_messages,
     format_chat_tools,
     format_tool_choice,
+    mark_chat_message,
+    split_chat_system,
 )
 from tether.model.providers._chat_stream import open_chat_completion
 from tether.model.providers._errors import loaded_sdk, parse_retry_after, status_error
@@ -45,6 +49,35 @@ _CODE_STATUS = (
 )
 
 
+EXPLICIT_CACHE_MODELS = (
+    "qwen3-max",
+    "qwen-plus",
+    "qwen-flash",
+    "qwen3-coder-plus",
+    "qwen3-coder-flash",
+    "qwen3-vl-plus",
+    "qwen3-vl-flash",
+)
+"""Models (by name prefix) that take explicit `cache_control` markers, per Alibaba Cloud
+Model Studio's context-cache page (checked 2026-02). Others cache implicitly: nothing to
+send, hits still reported as `cached_tokens`."""
+
+_EPHEMERAL = {"type": "ephemeral"}
+
+
+def has_explicit_cache(model: str) -> bool:
+    """Whether DashScope takes explicit cache markers for `model`."""
+    return model.startswith(EXPLICIT_CACHE_MODELS)
+
+
+def _mark_prefix(messages: list[dict[str, Any]]) -> None:
+    """Markers at the end of the system prompt and of the last message (before the tail)."""
+    if messages and messages[0]["role"] == "system":
+        mark_chat_message(messages[0], _EPHEMERAL)
+    if len(messages) > 1 and messages[-1]["role"] in ("user", "tool"):
+        mark_chat_message(messages[-1], _EPHEMERAL)
+
+
 def _usage(usage: Any) -> ChatUsage:
     extra = usage.model_extra or {}
     prompt = extra.get("prompt_tokens_details") or {}
@@ -53,6 +86,7 @@ def _usage(usage: Any) -> ChatUsage:
         input_tokens=usage.input_tokens or 0,
         output_tokens=usage.output_tokens or 0,
         cache_read_tokens=int(prompt.get("cached_tokens") or 0),
+        cache_write_tokens=int(prompt.get("cache_creation_input_tokens") or 0),
         reasoning_tokens=int(output.get("reasoning_tokens") or 0),
     )
 
@@ -79,6 +113,7 @@ class DashScopeChatModel(ProviderChatModel[DashScopeCredential]):
         thinking: bool | int | None = None,
         send_reasoning: ReasoningPolicy = "auto",
         generate_kwargs: dict[str, Any] | None = None,
+        prompt_cache: PromptCache | bool = True,
     ) -> None:
         super().__init__(
             credential,
@@ -86,6 +121,7 @@ class DashScopeChatModel(ProviderChatModel[DashScopeCredential]):
             context_length=context_length,
             stream=stream,
             generate_kwargs=generate_kwargs,
+            prompt_cache=prompt_cache,
         )
         self.base_url = base_url or self.credential.base_url or DEFAULT_BASE_URL
         self.thinking = thinking
@@ -107,20 +143,27 @@ class DashScopeChatModel(ProviderChatModel[DashScopeCredential]):
     def _params(self, request: ChatRequest, names: ToolNames) -> dict[str, Any]:
         turns = split_turns(request.messages)
         params: dict[str, Any] = {"model": self.model_name, "stream": self.stream_enabled}
-        if request.tools:
-            params["tools"] = format_chat_tools(request, names)
+        parts = cache_parts(request, self.prompt_cache)
+        if parts.tools:
+            params["tools"] = format_chat_tools(request, names, parts.tools)
             choice = request.tool_choice
             if is_forced(request) and (self.thinking or not isinstance(choice, NamedToolChoice)):
                 append_hint(turns, forced_tool_reminder(sent_choice(choice, names)))
                 choice = "auto"
             params["tool_choice"] = format_tool_choice(choice, names)
-        params["messages"] = format_chat_messages(
+        messages = format_chat_messages(
             turns,
             reasoning=self.send_reasoning,
             image_style="dashscope",
             tool_name=True,
             names=names,
         )
+        volatile = split_chat_system(messages, parts.volatile, parts.tail)
+        if self.prompt_cache.enabled and has_explicit_cache(self.model_name):
+            _mark_prefix(messages)
+        if volatile:
+            append_chat_volatile(messages, volatile)
+        params["messages"] = messages
         if self.thinking is not None:
             params["enable_thinking"] = bool(self.thinking)
             if not isinstance(self.thinking, bool):

@@ -19,6 +19,7 @@ from tether.model._types import (
     set_delta_text,
 )
 from tether.model.providers._base import Opened, ProviderChatModel
+from tether.model.providers._cache import PromptCache, cache_parts, split_system
 from tether.model.providers._errors import loaded_sdk, parse_retry_after, status_error
 from tether.model.providers._gemini_format import (
     SIGNATURE_KEY,
@@ -146,6 +147,7 @@ class GeminiChatModel(ProviderChatModel[GeminiCredential]):
         stream: bool = True,
         thinking: bool | int | None = None,
         generate_kwargs: dict[str, Any] | None = None,
+        prompt_cache: PromptCache | bool = True,
     ) -> None:
         super().__init__(
             credential,
@@ -153,6 +155,7 @@ class GeminiChatModel(ProviderChatModel[GeminiCredential]):
             context_length=context_length,
             stream=stream,
             generate_kwargs=generate_kwargs,
+            prompt_cache=prompt_cache,
         )
         self.base_url = base_url or self.credential.base_url
         self.thinking = thinking
@@ -184,11 +187,20 @@ class GeminiChatModel(ProviderChatModel[GeminiCredential]):
     def _params(self, request: ChatRequest, names: ToolNames) -> dict[str, Any]:
         types = _genai_types()
         system, contents = format_gemini(split_turns(request.messages), names)
+        parts = cache_parts(request, self.prompt_cache)
+        system, volatile = split_system(system, parts.volatile, parts.tail)
+        if volatile:  # implicit caching: the stable prefix first, what changes last
+            if contents and contents[-1].role == "user":
+                contents[-1].parts.append(types.Part(text=volatile))
+            else:
+                contents.append(types.Content(role="user", parts=[types.Part(text=volatile)]))
         config: dict[str, Any] = {}
         if system:
             config["system_instruction"] = system
-        if request.tools:
-            config["tools"], config["tool_config"] = format_gemini_tools(request, names)
+        if parts.tools:
+            config["tools"], config["tool_config"] = format_gemini_tools(
+                request, names, parts.tools
+            )
         elif request.structured_json_schema is not None:
             config["response_mime_type"] = "application/json"
             config["response_json_schema"] = request.structured_json_schema

@@ -141,9 +141,11 @@ def format_gemini(
 
 
 def format_gemini_tools(
-    request: ChatRequest, names: ToolNames | None = None
+    request: ChatRequest,
+    names: ToolNames | None = None,
+    tools: list[dict[str, Any]] | None = None,
 ) -> tuple[list[Any], Any]:
-    """The function declarations and the tool config."""
+    """The function declarations and the tool config (`tools`: instead of the request's)."""
     from google.genai import types
 
     names = names or ToolNames(GEMINI_NAMES)
@@ -153,7 +155,7 @@ def format_gemini_tools(
             description=t.get("description", ""),
             parameters_json_schema=t.get("parameters") or {"type": "object", "properties": {}},
         )
-        for t in request.tools
+        for t in (request.tools if tools is None else tools)
     ]
     choice = request.tool_choice
     if isinstance(choice, NamedToolChoice):

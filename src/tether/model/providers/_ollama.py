@@ -20,7 +20,12 @@ from tether.model._types import (
     set_delta_text,
 )
 from tether.model.providers._base import Opened, ProviderChatModel
-from tether.model.providers._chat_format import format_chat_tools
+from tether.model.providers._cache import PromptCache
+from tether.model.providers._chat_format import (
+    append_chat_volatile,
+    format_chat_tools,
+    split_chat_system,
+)
 from tether.model.providers._errors import loaded_sdk, parse_retry_after, status_error
 from tether.model.providers._names import ANY_NAMES, ToolNames
 from tether.model.providers._turns import (
@@ -173,6 +178,7 @@ class OllamaChatModel(ProviderChatModel[OllamaCredential]):
         thinking: bool | str | None = None,
         keep_alive: float | str | None = None,
         generate_kwargs: dict[str, Any] | None = None,
+        prompt_cache: PromptCache | bool = True,
     ) -> None:
         super().__init__(
             credential,
@@ -180,6 +186,7 @@ class OllamaChatModel(ProviderChatModel[OllamaCredential]):
             context_length=context_length,
             stream=stream,
             generate_kwargs=generate_kwargs,
+            prompt_cache=prompt_cache,
         )
         self.base_url = base_url or self.credential.base_url or _DEFAULT_HOST
         self.thinking = thinking
@@ -205,7 +212,12 @@ class OllamaChatModel(ProviderChatModel[OllamaCredential]):
                 append_hint(turns, forced_tool_reminder(request.tool_choice))
         elif request.structured_json_schema is not None and not request.tools:
             params["format"] = request.structured_json_schema
-        params["messages"] = format_ollama_messages(turns)
+        messages = format_ollama_messages(turns)
+        if self.prompt_cache.enabled:  # Ollama reuses the KV cache of an unchanged prefix
+            volatile = split_chat_system(messages, request.volatile_prompt, request.volatile_tail)
+            if volatile:
+                append_chat_volatile(messages, volatile)
+        params["messages"] = messages
         if self.thinking is not None:
             params["think"] = self.thinking
         if self.keep_alive is not None:

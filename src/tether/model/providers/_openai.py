@@ -9,11 +9,14 @@ from tether.errors import MissingProviderError, ModelError, ModelRetryableError
 from tether.message import ChatUsage
 from tether.model._types import ChatRequest
 from tether.model.providers._base import Opened, ProviderChatModel
+from tether.model.providers._cache import PromptCache, cache_parts, prefix_key
 from tether.model.providers._chat_format import (
     ReasoningPolicy,
+    append_chat_volatile,
     format_chat_messages,
     format_chat_tools,
     format_tool_choice,
+    split_chat_system,
 )
 from tether.model.providers._chat_stream import extra, open_chat_completion
 from tether.model.providers._errors import loaded_sdk, parse_retry_after, status_error
@@ -67,6 +70,7 @@ class OpenAIChatModel(ProviderChatModel[OpenAICredential]):
         reasoning_effort: str | None = None,
         send_reasoning: ReasoningPolicy = "auto",
         generate_kwargs: dict[str, Any] | None = None,
+        prompt_cache: PromptCache | bool = True,
     ) -> None:
         super().__init__(
             credential,
@@ -74,6 +78,7 @@ class OpenAIChatModel(ProviderChatModel[OpenAICredential]):
             context_length=context_length,
             stream=stream,
             generate_kwargs=generate_kwargs,
+            prompt_cache=prompt_cache,
         )
         self.base_url = base_url or self.credential.base_url
         self.reasoning_effort = reasoning_effort
@@ -96,17 +101,19 @@ class OpenAIChatModel(ProviderChatModel[OpenAICredential]):
         return self._params(request, ToolNames(CHAT_NAMES))
 
     def _params(self, request: ChatRequest, names: ToolNames) -> dict[str, Any]:
+        messages = format_chat_messages(
+            split_turns(request.messages), reasoning=self.send_reasoning, names=names
+        )
         params: dict[str, Any] = {
             "model": self.model_name,
-            "messages": format_chat_messages(
-                split_turns(request.messages), reasoning=self.send_reasoning, names=names
-            ),
+            "messages": messages,
             "stream": self.stream_enabled,
         }
         if self.stream_enabled:
             params["stream_options"] = {"include_usage": True}
-        if request.tools:
-            params["tools"] = format_chat_tools(request, names)
+        parts = cache_parts(request, self.prompt_cache)
+        if parts.tools:
+            params["tools"] = format_chat_tools(request, names, parts.tools)
             params["tool_choice"] = format_tool_choice(request.tool_choice, names)
         elif request.structured_json_schema is not None:
             params["response_format"] = {
@@ -115,7 +122,20 @@ class OpenAIChatModel(ProviderChatModel[OpenAICredential]):
             }
         if self.reasoning_effort is not None:
             params["reasoning_effort"] = self.reasoning_effort
-        params.update(self.generate_kwargs)
+        if self.prompt_cache.enabled:
+            volatile = split_chat_system(messages, parts.volatile, parts.tail)
+            system = messages[0]["content"] if messages[0]["role"] == "system" else None
+            stable = request.tools if request.stable_tools is None else request.stable_tools
+            key = self.prompt_cache.key or prefix_key(self.model_name, stable, system)
+            if volatile:
+                append_chat_volatile(messages, volatile)
+            # `extra_body`: the oldest SDKs supported predate the `prompt_cache_key` argument;
+            # a user's own `extra_body` keeps its keys
+            extra = self.generate_kwargs.get("extra_body") or {}
+            params["extra_body"] = {"prompt_cache_key": key, **extra}
+        params.update({k: v for k, v in self.generate_kwargs.items() if k != "extra_body"})
+        if "extra_body" in self.generate_kwargs and not self.prompt_cache.enabled:
+            params["extra_body"] = self.generate_kwargs["extra_body"]
         return params
 
     async def _open(self, request: ChatRequest) -> Opened:
