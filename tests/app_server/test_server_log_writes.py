@@ -1,8 +1,8 @@
-"""A reply logs its events in few writes: no lease renewal without events to log.
+"""A reply logs its events in one write per save point: no renewal without events to log.
 
 Each save point appends the events queued since the last one and renews the lease in the
-same step; a renewal of its own only when none started since the last save point, and
-none at the save point that ends the reply (the release checks the lease).
+same step; a renewal of its own only when none started since the last save point. The
+events after the save that ends the reply go with the release (which checks the lease).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from svc_agents import make_agent
 
+from tether.app.server import _runs
 from tether.app.server._runs import Runs, SessionRef
 from tether.app.server._stream import follow
 from tether.app.storage import Lease, LogItem, SQLiteEventLog, SQLiteStorage
@@ -45,6 +46,7 @@ async def _reply(
     monkeypatch.setattr(log, "renew", counted_renew)
     monkeypatch.setattr(storage, "_saving", counted_update)
     monkeypatch.setattr(Runs, "_heartbeat", no_heartbeat)
+    monkeypatch.setattr(_runs, "_LINGER", 3600.0)  # only the save points write
     async with storage, log:
         runs = Runs({"planner": make_agent(0.01)}, storage, log)
         await storage.upsert_session("local", "planner", "s1")
@@ -69,4 +71,7 @@ def test_a_reply_renews_the_lease_only_with_events_to_log(
     assert types.count("tool_result_end") == 2
     assert saves >= 5  # the save points of 2 model steps and 2 tool results
     assert renewals and 0 not in renewals  # every renewal carried events
-    assert sum(renewals) == len(types) - 1  # all but REPLY_END (logged by the release)
+    # One write per save point but the first (nothing logged yet) and the last (the
+    # release logs MODEL_CALL_END and REPLY_END after it).
+    assert len(renewals) == saves - 2
+    assert sum(renewals) == len(types) - 2

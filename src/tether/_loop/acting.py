@@ -227,14 +227,17 @@ async def _check(
         )
 
     middlewares = run.agent.middlewares
-    if (
-        not (middlewares and has_hook(middlewares, "on_check_permission"))
-        and defers_to_tool(run.state.permission_context)
-        and allows_every_call(tool)
-    ):  # the engine's answer, known without asking it
-        decision = allowed_by_default()
+    known = None  # the engine's answer, when it is known without asking it
+    if defers_to_tool(run.state.permission_context) and allows_every_call(tool):
+        known = allowed_by_default()
+    if known is not None and not (middlewares and has_hook(middlewares, "on_check_permission")):
+        decision = known
     else:
-        decision = await decide_with_hooks(middlewares, run.state, tool, args, record)
+        # Hooks that only watch are told the known answer; one that may change the call
+        # gets the engine's answer to the call it passes on.
+        if middlewares and has_rewriting_hook(middlewares, "on_check_permission"):
+            known = None
+        decision = await decide_with_hooks(middlewares, run.state, tool, args, record, known)
     if call.state is ToolCallState.PENDING:
         return _record_decision(call, tool, decision)
     # Confirmed (perhaps edited), checked again: the user may have edited the call into

@@ -12,7 +12,7 @@ from tether.context._compress import may_need_compressing
 from tether.context._truncate import fits_whole
 from tether.message import ContentBlock, HintBlock, Msg, SystemMsg, TextBlock, detached
 from tether.middleware import overrides
-from tether.middleware._chain import chain_awaitable
+from tether.middleware._chain import chain_awaitable, has_rewriting_hook
 
 if TYPE_CHECKING:
     from tether.agent import Agent
@@ -58,9 +58,15 @@ async def compress_with_hooks(
     if tools is None:
         tools = (await agent.toolkit_view(state, None, with_prompt=False)).schemas
     hooks = agent.middlewares
+    # The common step, under the threshold: nothing to build, and no hook to ask when none
+    # may change the call (a pass-through hook only watches what a compression did).
+    if (
+        not force
+        and not has_rewriting_hook(hooks, "on_compress_context")
+        and not may_need_compressing(state, agent.model, config, system_prompt, tools)
+    ):
+        return None
     if not hooks or not any(overrides(mw, "on_compress_context") for mw in hooks):
-        if not force and not may_need_compressing(state, agent.model, config, system_prompt, tools):
-            return None  # the common step: under the threshold, nothing to build
         reply_id = state.reply.reply_id if state.reply else None
         return await compress_context(
             CompressionRequest(

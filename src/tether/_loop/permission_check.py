@@ -34,6 +34,10 @@ async def _engine_decision(call: PermissionCall) -> PermissionDecision:
     return await _decide_call(call.state, call.tool, call.tool_input)
 
 
+async def _known(decision: PermissionDecision) -> PermissionDecision:
+    return decision
+
+
 _NO_TOOL_STATE: Mapping[str, Any] = MappingProxyType({})
 """What a tool's check reads as its state before the tool has any (not written to the
 session's state: a check only reads it)."""
@@ -66,14 +70,19 @@ async def decide_with_hooks(
     tool: ToolBase,
     tool_input: dict[str, Any],
     make_call: Callable[[], PermissionCall],
+    known: PermissionDecision | None = None,
 ) -> PermissionDecision:
     """The decision through the `on_check_permission` hooks, or the engine's alone.
 
-    `make_call()` builds the hooks' record, only when there is a hook.
+    `make_call()` builds the hooks' record, only when there is a hook. `known`: the
+    engine's answer worked out without it, handed to the hooks instead of asking it.
     """
     if middlewares and any(overrides(mw, "on_check_permission") for mw in middlewares):
         decision: PermissionDecision = await chain_awaitable(
-            middlewares, "on_check_permission", make_call(), _engine_decision
+            middlewares,
+            "on_check_permission",
+            make_call(),
+            _engine_decision if known is None else lambda _: _known(known),
         )
         return decision
     return await _decide_call(state, tool, tool_input)

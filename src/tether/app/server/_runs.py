@@ -2,10 +2,12 @@
 
 A run takes the session's lease, loads the session, and drives `Agent.reply_stream`
 in a task of its own (a client that disconnects does not stop it). Every event is
-appended to the session's event log under the lease before anyone can read it; the
-events that end the run (the final message, the pause events, an error) are held back
-until the state is saved, then logged together with the end marker as the lease is
-released, so a client that sees a pause can answer it at once.
+appended to the session's event log under the lease before anyone can read it: in one
+write per save point (before its save), or after `_LINGER` seconds without one. The
+events that end the run (the final message, the pause events, an error) and those after
+the save that ends the reply are held back until the state is saved, then logged
+together with the end marker as the lease is released, so a client that sees the end
+(or a pause) can start the next reply (or answer it) at once.
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ _TERMINAL = {
     EventType.REQUIRE_EXTERNAL_EXECUTION,
 }
 _CALLER_ERRORS = (ResumeError, InvalidInputError, SessionInputError)
+_LINGER = 0.1
+"""Seconds a logged event may wait for the next save point before it is written alone."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +97,12 @@ class _Run:
     ending: bool = False
     renewed: bool = True
     """A renewal of the lease started since the last save point (taking it counts)."""
-    waking: bool = False
-    """A look at the queue is scheduled (`Runs._wake_writer`)."""
+    waking: asyncio.TimerHandle | None = None
+    """The write of the queue after `_LINGER` s, unless a save point writes it first."""
+    closing: bool = False
+    """The reply's last save is done: what it logs from now goes with the release."""
+    beat: asyncio.TimerHandle | None = None
+    """Starts the heartbeat, for a reply still running after the first renewal period."""
 
 
 class Runs:
@@ -243,7 +251,10 @@ class Runs:
                 run.pump.cancel()
 
     async def _run(self, run: _Run) -> None:
-        heart = asyncio.create_task(self._heartbeat(run))
+        hearts: list[asyncio.Task[None]] = []  # started only for a reply that runs long
+        run.beat = asyncio.get_running_loop().call_later(
+            self._every, lambda: hearts.append(asyncio.create_task(self._heartbeat(run)))
+        )
         refused: Exception | None = None  # the caller's error, answered once released
         try:
             await self._drive(run)
@@ -265,8 +276,10 @@ class Runs:
         finally:
             # Never wait long for the heartbeat: a renewal cut off mid-command can take the
             # client's socket timeout to unwind, and the lease is released below anyway.
-            heart.cancel()
-            await asyncio.wait({heart}, timeout=1.0)
+            run.beat.cancel()
+            for heart in hearts:
+                heart.cancel()
+                await asyncio.wait({heart}, timeout=1.0)
             await self._finish(run, refused)
 
     async def _drive(self, run: _Run) -> None:
@@ -315,26 +328,28 @@ class Runs:
                 await close()  # stops its tools and settles the state
 
     def _log(self, run: _Run, event: AgentEvent) -> None:
-        """Queue the event; one writer task appends what queued up in one step.
+        """Queue the event, to be appended with the others queued before the next save point.
 
-        Events a reply emits without awaiting in between (a model step's blocks) are
-        written together; nobody reads an event before its append committed. The writer
-        starts on the loop's next turn, unless the reply reached a save point first (whose
-        flush wrote the events already, with no task and no wait).
+        The save point's flush writes them in one step with a renewal of the lease, with no
+        task and no wait; if none comes within `_LINGER` s (a long model stream, a slow
+        tool), a writer task appends what queued up so far. Nobody reads an event before
+        its append committed.
         """
         run.pending.append(_item(event))
         run.logged += 1
-        if not run.waking:
-            run.waking = True
-            asyncio.get_running_loop().call_soon(self._wake_writer, run)
+        if run.waking is None and not run.closing:
+            run.waking = asyncio.get_running_loop().call_later(_LINGER, self._wake_writer, run)
 
     def _wake_writer(self, run: _Run) -> None:
-        run.waking = False
+        run.waking = None
         if run.pending and run.lost is None and (run.writer is None or run.writer.done()):
             run.writer = asyncio.create_task(self._write(run))
 
     async def _write(self, run: _Run, *, renew: bool = False) -> None:
         """Append the queued events, renewing the lease in the same step (one round trip)."""
+        if run.waking is not None:
+            run.waking.cancel()
+            run.waking = None
         while (run.pending or renew) and run.lost is None:
             batch, run.pending, renew = run.pending, [], False
             run.renewed = True
@@ -380,10 +395,15 @@ class Runs:
                 raise _Interrupted  # stop here: the state rolls back to the last save
             run.saving = True  # an interrupt waits for the save, so the version stays known
             try:
-                # The save point that ends or pauses the reply needs no renewal: its last
-                # events wait for the release, which checks the lease as it logs them.
-                await self._flush(run, renew=not run.tail)
-                run.renewed = False  # the next save point renews again if nothing did
+                if state.reply is None:
+                    # The save that ends the reply: what is queued, and what comes after,
+                    # is logged with the release (which checks the lease as it logs it).
+                    run.closing = True
+                else:
+                    # The save point that pauses the reply needs no renewal: its last
+                    # events wait for the release too.
+                    await self._flush(run, renew=not run.tail)
+                    run.renewed = False  # the next save point renews again if nothing did
                 await save(state)
             finally:
                 run.saving = False
@@ -404,10 +424,13 @@ class Runs:
             *run.ref.ids, run.agent.state, fence=run.lease.token
         )
 
+    @property
+    def _every(self) -> float:
+        """Seconds between two renewals of a running reply's lease."""
+        return min(self.lease_ttl / 3, 2.0)
+
     async def _heartbeat(self, run: _Run) -> None:
-        every = min(self.lease_ttl / 3, 2.0)
         while True:
-            await asyncio.sleep(every)
             try:
                 if await self.events.renew(run.lease, self.lease_ttl):
                     self._stop(run)
@@ -416,7 +439,8 @@ class Runs:
                     run.pump.cancel()
                 return
             except StorageError:
-                continue  # a blip: the next renewal retries well before the lease expires
+                pass  # a blip: the next renewal retries well before the lease expires
+            await asyncio.sleep(self._every)
 
     async def _finish(self, run: _Run, refused: Exception | None = None) -> None:
         """Log the held-back events with the end marker and release the lease.
@@ -426,11 +450,16 @@ class Runs:
         """
         self._runs.pop(run.ref.key, None)
         try:
-            try:
-                await self._flush(run)
-            except StorageError:  # the queued events cannot be logged: release anyway,
-                run.pending.clear()  # or this worker keeps the lease (and `holds`) forever
-            tail = [_item(event) for event in run.tail]
+            while run.writer is not None and not run.writer.done():
+                await asyncio.shield(run.writer)  # its events come before the ones below
+            if run.waking is not None:
+                run.waking.cancel()
+            if isinstance(run.lost, LeaseLostError):
+                raise run.lost
+            if run.lost is not None:  # the queued events cannot be logged: release anyway,
+                run.pending = []  # or this worker keeps the lease (and `holds`) forever
+            tail = [*run.pending, *(_item(event) for event in run.tail)]
+            run.pending = []
             await self.events.release(run.lease, tail, mark_end=bool(run.logged or run.tail))
         except LeaseLostError:
             pass
