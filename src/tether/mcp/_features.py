@@ -190,6 +190,14 @@ class MCPFeatures:
 
         await self._with_client(run)
 
+    def _current_call(self) -> ToolContext | None:
+        """The call a server request most likely belongs to (the first one in flight).
+
+        A call whose events someone reads comes first.
+        """
+        calls = list(self._in_flight.values())
+        return next((c for c in calls if c.emit is not None), calls[0] if calls else None)
+
     async def _emit_in_flight(self, name: str, data: dict[str, Any]) -> None:
         """A `CustomEvent` to each tool call of this server that is running."""
         for context in list(self._in_flight.values()):
