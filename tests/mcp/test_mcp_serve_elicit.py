@@ -1,0 +1,97 @@
+"""Elicitation over `tether serve`: the question comes on the reply's SSE stream and the
+answer goes to `POST /v1/sessions/{id}/mcp-requests/{request_id}` while the call waits."""
+
+from __future__ import annotations
+
+import json
+import socket
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+
+from tether.agent import Agent
+from tether.app.server import create_app
+from tether.app.storage import SQLiteEventLog, SQLiteStorage
+from tether.mcp import MCPClient, StdioMCPConfig, ask_caller
+from tether.message import AssistantMsg
+from tether.model import ScriptedChatModel
+from tether.tool import Toolkit
+
+FEATURES = Path(__file__).parent / "servers" / "features_server.py"
+KEYS = {"key-alice-0123456789": "alice", "key-bob-9876543210": "bob"}
+
+
+@pytest.fixture
+def url(tmp_path: Path) -> Iterator[str]:
+    config = StdioMCPConfig(command=sys.executable, args=[str(FEATURES)])
+    mcp = MCPClient("feat", True, config, on_elicitation=ask_caller)
+    call = ScriptedChatModel.tool_call("mcp__feat__ask", {}, id="c1")
+    model = ScriptedChatModel([AssistantMsg("a", [call]), AssistantMsg("a", "done")])
+    agent = Agent(name="asker", system_prompt="p", model=model, toolkit=Toolkit(mcps=[mcp]))
+    storage, events = SQLiteStorage(tmp_path / "s.db"), SQLiteEventLog(tmp_path / "e.db")
+    app = create_app({"asker": agent}, storage, events=events, api_keys=KEYS)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "server did not start"
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
+def _client(url: str, key: str) -> httpx.Client:
+    return httpx.Client(base_url=url, headers={"authorization": f"Bearer {key}"}, timeout=60)
+
+
+def _frames(response: httpx.Response) -> Iterator[tuple[str, dict[str, Any]]]:
+    fields: dict[str, str] = {}
+    for line in response.iter_lines():
+        if not line:
+            if "data" in fields:
+                yield fields["event"], json.loads(fields["data"])
+            fields = {}
+        elif not line.startswith(":"):
+            name, _, value = line.partition(": ")
+            fields[name] = value
+
+
+def test_an_elicitation_is_answered_over_sse_and_post(url: str) -> None:
+    with _client(url, "key-alice-0123456789") as alice, _client(url, "key-bob-9876543210") as bob:
+        sid = alice.post("/v1/sessions", json={"agent_id": "asker"}).json()["session_id"]
+        assert alice.patch(f"/v1/sessions/{sid}", json={"permission_mode": "bypass"}).is_success
+        body = {"input": {"role": "user", "content": "ask me"}}
+        headers = {"accept": "text/event-stream"}
+        seen: list[tuple[str, dict[str, Any]]] = []
+        with alice.stream("POST", f"/v1/sessions/{sid}/replies", json=body, headers=headers) as r:
+            for event, data in _frames(r):
+                seen.append((event, data))
+                if event == "custom" and data["name"] == "mcp_elicitation_request":
+                    asked = data["data"]
+                    path = f"/v1/sessions/{sid}/mcp-requests/{asked['request_id']}"
+                    answer = {"action": "accept", "content": {"name": "Ada"}}
+                    assert bob.post(path, json=answer).status_code == 404  # not bob's session
+                    assert alice.post(path, json={"approved": True}).status_code == 409
+                    ok = alice.post(path, json=answer)
+                    assert ok.status_code == 202, ok.text
+                    assert alice.post(path, json=answer).status_code == 409  # answered already
+    assert asked["server"] == "feat" and asked["message"] == "What is your name?"
+    assert set(asked["requested_schema"]["properties"]) == {"name", "count"}
+    [result] = [d for e, d in seen if e == "tool_result_end"]
+    assert result["tool_result"]["output"] == "hello Ada x3"
+    assert seen[-1][0] == "reply_end"
+    assert "Ada" not in json.dumps([d for e, d in seen if e == "custom"])
