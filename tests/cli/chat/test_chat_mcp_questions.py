@@ -67,3 +67,16 @@ def test_sampling_asks_then_the_model_answers(terminal, script, features) -> Non
     screen = term.wait_for("Refused.")
     assert "declined" in screen
     assert term.leave() == 0
+
+
+def test_a_resource_mention_is_attached(terminal, script, features, home) -> None:
+    model = script([{"text": "Read it."}])
+    term = terminal("--model", model, "--trust-folder")
+    term.prompt_ready(1)
+    term.type("summarise @feat:note://greeting and @feat:note://missing please")
+    term.wait_for(r"attached @feat:note://greeting \(\d+ characters\)")
+    term.wait_for(r"@feat:note://missing not attached:")
+    term.wait_for("Read it.")
+    assert term.leave() == 0
+    saved = b"".join(p.read_bytes() for p in (home / "tether").rglob("sessions.db*"))
+    assert b"Hello from a resource." in saved  # the model got the resource's text

@@ -17,6 +17,7 @@ from tether.cli._sanitize import visible
 from tether.cli.chat._chat import Chat, Inputs, is_asking
 from tether.cli.chat._confirm import ask_confirmation
 from tether.cli.chat._input import LineInput
+from tether.cli.chat._mcp_attach import attach_resources
 from tether.cli.chat._mcp_command import prompt_text
 from tether.cli.chat._mcp_questions import ServerQuestions, answer_by_terminal
 from tether.cli.chat._render import ChatRenderer, safe
@@ -154,6 +155,8 @@ async def run_interactive(chat: Chat, first: str | None) -> int:
                 if await run_slash(screen.slash, line):
                     break
             continue
+        if "@" in line and chat.mcps:
+            line = await attach_resources(chat.mcps, line, screen.say)
         interrupted = await screen.turn(UserMsg("user", line))
     console.print(
         f"[dim]session {chat.agent.state.session_id} saved; `tether chat -c` continues it[/]"
