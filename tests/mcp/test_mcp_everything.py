@@ -6,12 +6,11 @@ completion. Skipped without it (`tests/conformance/run.sh` installs it); require
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from mcp_testkit import call, tools_of
+from mcp_testkit import call, everything_stdio, tools_of
 
 from tether.mcp import (
     ElicitationRequest,
@@ -25,18 +24,9 @@ from tether.mcp import (
 from tether.message import AssistantMsg
 from tether.model import ScriptedChatModel
 
-BIN = Path(__file__).resolve().parents[2] / ".ci" / ".mcp-conformance" / "node_modules" / ".bin"
-
 
 def _config() -> StdioMCPConfig:
-    server = BIN / "mcp-server-everything"
-    if not server.exists():
-        if os.environ.get("TETHER_REQUIRE_NODE"):
-            pytest.fail("the everything-server is not installed: run tests/conformance/run.sh")
-        pytest.skip("the everything-server is not installed (tests/conformance/run.sh)")
-    return StdioMCPConfig(
-        command=str(BIN / "node"), args=[str(server), "stdio"], env={"PATH": f"{BIN}:/usr/bin:/bin"}
-    )
+    return everything_stdio()
 
 
 class _Seen:

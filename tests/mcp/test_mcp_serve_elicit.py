@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
+from mcp_testkit import everything_stdio
 
 from tether.agent import Agent
 from tether.app.server import create_app
@@ -28,11 +29,28 @@ FEATURES = Path(__file__).parent / "servers" / "features_server.py"
 KEYS = {"key-alice-0123456789": "alice", "key-bob-9876543210": "bob"}
 
 
-@pytest.fixture
-def url(tmp_path: Path) -> Iterator[str]:
-    config = StdioMCPConfig(command=sys.executable, args=[str(FEATURES)])
-    mcp = MCPClient("feat", True, config, on_elicitation=ask_caller)
-    call = ScriptedChatModel.tool_call("mcp__feat__ask", {}, id="c1")
+SERVERS = {
+    # name: (config, the tool that asks, an answer, what the tool then says)
+    "features": (
+        lambda: StdioMCPConfig(command=sys.executable, args=[str(FEATURES)]),
+        "ask",
+        {"name": "Ada"},
+        "hello Ada x3",
+    ),
+    "everything": (
+        everything_stdio,
+        "trigger-elicitation-request",
+        {"name": "Ada", "check": True},
+        "provided the requested information",
+    ),
+}
+
+
+@pytest.fixture(params=sorted(SERVERS))
+def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, Any]]:
+    make, tool, answer, said = SERVERS[request.param]
+    mcp = MCPClient("feat", True, make(), on_elicitation=ask_caller)
+    call = ScriptedChatModel.tool_call(f"mcp__feat__{tool}", {}, id="c1")
     model = ScriptedChatModel([AssistantMsg("a", [call]), AssistantMsg("a", "done")])
     agent = Agent(name="asker", system_prompt="p", model=model, toolkit=Toolkit(mcps=[mcp]))
     storage, events = SQLiteStorage(tmp_path / "s.db"), SQLiteEventLog(tmp_path / "e.db")
@@ -48,7 +66,7 @@ def url(tmp_path: Path) -> Iterator[str]:
         assert thread.is_alive() and time.monotonic() < deadline, "server did not start"
         time.sleep(0.01)
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield f"http://127.0.0.1:{port}", (answer, said)
     finally:
         server.should_exit = True
         thread.join(timeout=30)
@@ -70,7 +88,8 @@ def _frames(response: httpx.Response) -> Iterator[tuple[str, dict[str, Any]]]:
             fields[name] = value
 
 
-def test_an_elicitation_is_answered_over_sse_and_post(url: str) -> None:
+def test_an_elicitation_is_answered_over_sse_and_post(served: tuple[str, Any]) -> None:
+    url, (answer, said) = served
     with _client(url, "key-alice-0123456789") as alice, _client(url, "key-bob-9876543210") as bob:
         sid = alice.post("/v1/sessions", json={"agent_id": "asker"}).json()["session_id"]
         assert alice.patch(f"/v1/sessions/{sid}", json={"permission_mode": "bypass"}).is_success
@@ -83,15 +102,15 @@ def test_an_elicitation_is_answered_over_sse_and_post(url: str) -> None:
                 if event == "custom" and data["name"] == "mcp_elicitation_request":
                     asked = data["data"]
                     path = f"/v1/sessions/{sid}/mcp-requests/{asked['request_id']}"
-                    answer = {"action": "accept", "content": {"name": "Ada"}}
-                    assert bob.post(path, json=answer).status_code == 404  # not bob's session
+                    accept = {"action": "accept", "content": answer}
+                    assert bob.post(path, json=accept).status_code == 404  # not bob's session
                     assert alice.post(path, json={"approved": True}).status_code == 409
-                    ok = alice.post(path, json=answer)
+                    ok = alice.post(path, json=accept)
                     assert ok.status_code == 202, ok.text
-                    assert alice.post(path, json=answer).status_code == 409  # answered already
-    assert asked["server"] == "feat" and asked["message"] == "What is your name?"
-    assert set(asked["requested_schema"]["properties"]) == {"name", "count"}
+                    assert alice.post(path, json=accept).status_code == 409  # answered already
+    assert asked["server"] == "feat" and asked["message"]
+    assert "name" in asked["requested_schema"]["properties"]
     [result] = [d for e, d in seen if e == "tool_result_end"]
-    assert result["tool_result"]["output"] == "hello Ada x3"
+    assert said in str(result["tool_result"]["output"])
     assert seen[-1][0] == "reply_end"
     assert "Ada" not in json.dumps([d for e, d in seen if e == "custom"])
