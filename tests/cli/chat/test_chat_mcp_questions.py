@@ -80,3 +80,28 @@ def test_a_resource_mention_is_attached(terminal, script, features, home) -> Non
     assert term.leave() == 0
     saved = b"".join(p.read_bytes() for p in (home / "tether").rglob("sessions.db*"))
     assert b"Hello from a resource." in saved  # the model got the resource's text
+
+
+BIN = Path(__file__).resolve().parents[3] / ".ci" / ".mcp-conformance" / "node_modules" / ".bin"
+
+
+def test_an_everything_server_prompt_as_a_slash_command(terminal, script, project, home) -> None:
+    import os
+
+    if not (BIN / "mcp-server-everything").exists():
+        if os.environ.get("TETHER_REQUIRE_NODE"):
+            pytest.fail("the everything-server is not installed: run tests/conformance/run.sh")
+        pytest.skip("the everything-server is not installed (tests/conformance/run.sh)")
+    every = {
+        "command": str(BIN / "node"),
+        "args": [str(BIN / "mcp-server-everything"), "stdio"],
+        "env": {"PATH": f"{BIN}:/usr/bin:/bin"},
+    }
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"every": every}}))
+    term = terminal("--trust-folder", "--model", script([{"text": "Sunny, probably."}]))
+    term.prompt_ready(1)
+    term.type("/mcp__every__args-prompt Paris")
+    term.wait_for("Sunny, probably.")
+    assert term.leave() == 0
+    saved = b"".join(p.read_bytes() for p in (home / "tether").rglob("sessions.db*"))
+    assert b"Paris" in saved  # the filled prompt reached the model
