@@ -114,3 +114,23 @@ def test_an_elicitation_is_answered_over_sse_and_post(served: tuple[str, Any]) -
     assert said in str(result["tool_result"]["output"])
     assert seen[-1][0] == "reply_end"
     assert "Ada" not in json.dumps([d for e, d in seen if e == "custom"])
+
+
+def test_resources_are_listed_and_read_for_the_user(served: tuple[str, Any]) -> None:
+    url, _ = served
+    with _client(url, "key-alice-0123456789") as alice, _client(url, "key-bob-9876543210") as bob:
+        sid = alice.post("/v1/sessions", json={"agent_id": "asker"}).json()["session_id"]
+        listing = alice.get(f"/v1/sessions/{sid}/mcp-resources").json()
+        assert listing["unavailable"] == {}
+        assert listing["resources"] and {r["server"] for r in listing["resources"]} == {"feat"}
+        texts = [
+            r for r in listing["resources"] if r.get("mime_type") != "application/octet-stream"
+        ]
+        read = alice.get(
+            f"/v1/sessions/{sid}/mcp-resources/read",
+            params={"server": "feat", "uri": texts[0]["uri"]},
+        )
+        assert read.status_code == 200 and read.json()["text"]
+        params = {"server": "nope", "uri": "x://y"}
+        assert alice.get(f"/v1/sessions/{sid}/mcp-resources/read", params=params).status_code == 422
+        assert bob.get(f"/v1/sessions/{sid}/mcp-resources").status_code == 404

@@ -47,3 +47,14 @@ def test_elicitation_form_and_sampling_confirmation(ui: UI, mcp_server: Server) 
     asked.get_by_role("button", name="Let the model answer").click()
     expect(conversation(page)).to_contain_text("Sampled.")
     expect(conversation(page)).to_contain_text("model said: 42")
+
+
+def test_a_resource_is_attached_from_the_picker(ui: UI, mcp_server: Server) -> None:
+    page = open_chat(ui, mcp_server)
+    page.get_by_role("button", name="Attach resource").click()
+    picker = page.get_by_role("region", name="MCP resources")
+    picker.get_by_role("button", name="feat: greeting").click()
+    expect(picker).to_be_hidden()
+    expect(page.get_by_role("textbox", name="Message")).to_have_value(
+        '<resource server="feat" uri="note://greeting">\nHello from a resource.\n</resource>'
+    )

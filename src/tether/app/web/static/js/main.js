@@ -9,6 +9,7 @@ import { fetchIntro, introElement } from "./intro.js";
 import { badgeText, fetchAgents, fetchSessions, renderAgents, renderSessions } from "./sessions.js";
 import { ModeSelect } from "./mode.js";
 import { ServerQuestions } from "./mcp_questions.js";
+import { ResourcePicker } from "./mcp_resources.js";
 import { Follower, statusAfter } from "./stream.js";
 import { Status } from "./status.js";
 
@@ -32,6 +33,7 @@ class App {
     );
     this.pending = new PendingPanel($("pending"), (event) => this.resume(event));
     this.questions = new ServerQuestions($("pending"), () => this.sessionId);
+    this.resources = new ResourcePicker(document.querySelector(".composer-buttons"), $("message"), () => this.sessionId);
     this.bar = new Status();
     this.mode = new ModeSelect($("permission-mode"), (fn) => this.guard(fn));
   }
