@@ -192,7 +192,9 @@ async def agent_reply(client: MCPClient) -> None:
 async def main(url: str) -> int:
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
-    config = HttpMCPConfig(url=url, auth=oauth_for(scenario, context, url))
+    # The suite runs its 26 scenarios in parallel (each a Python process): on a loaded
+    # runner the handshake may take longer than the default 30 s; the suite waits 60 s.
+    config = HttpMCPConfig(url=url, auth=oauth_for(scenario, context, url), timeout=55)
     # Tests: keep tokens in files (to check their mode) and log everything (to check
     # that no token reaches a log).
     tokens = os.environ.get("TETHER_CONFORMANCE_TOKENS")

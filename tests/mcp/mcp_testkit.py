@@ -18,6 +18,28 @@ def demo_stdio() -> StdioMCPConfig:
     return StdioMCPConfig(command=sys.executable, args=[str(SERVER)])
 
 
+EVERYTHING_BIN = (
+    Path(__file__).resolve().parents[2] / ".ci" / ".mcp-conformance" / "node_modules" / ".bin"
+)
+
+
+def everything_stdio() -> StdioMCPConfig:
+    """The reference everything-server (npm, Node 22): skipped when it is not installed
+    (`tests/conformance/run.sh` installs it), failed when `TETHER_REQUIRE_NODE` is set."""
+    import pytest
+
+    server = EVERYTHING_BIN / "mcp-server-everything"
+    if not server.exists():
+        if os.environ.get("TETHER_REQUIRE_NODE"):
+            pytest.fail("the everything-server is not installed: run tests/conformance/run.sh")
+        pytest.skip("the everything-server is not installed (tests/conformance/run.sh)")
+    return StdioMCPConfig(
+        command=str(EVERYTHING_BIN / "node"),
+        args=[str(server), "stdio"],
+        env={"PATH": f"{EVERYTHING_BIN}:/usr/bin:/bin"},
+    )
+
+
 class Recorder:
     """A tool context that records the events a tool emits."""
 

@@ -6,12 +6,11 @@ completion. Skipped without it (`tests/conformance/run.sh` installs it); require
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from mcp_testkit import call, tools_of
+from mcp_testkit import call, everything_stdio, tools_of
 
 from tether.mcp import (
     ElicitationRequest,
@@ -25,18 +24,9 @@ from tether.mcp import (
 from tether.message import AssistantMsg
 from tether.model import ScriptedChatModel
 
-BIN = Path(__file__).resolve().parents[2] / ".ci" / ".mcp-conformance" / "node_modules" / ".bin"
-
 
 def _config() -> StdioMCPConfig:
-    server = BIN / "mcp-server-everything"
-    if not server.exists():
-        if os.environ.get("TETHER_REQUIRE_NODE"):
-            pytest.fail("the everything-server is not installed: run tests/conformance/run.sh")
-        pytest.skip("the everything-server is not installed (tests/conformance/run.sh)")
-    return StdioMCPConfig(
-        command=str(BIN / "node"), args=[str(server), "stdio"], env={"PATH": f"{BIN}:/usr/bin:/bin"}
-    )
+    return everything_stdio()
 
 
 class _Seen:
@@ -107,3 +97,71 @@ async def test_resources_prompts_and_completion(everything) -> None:
     messages = await client.get_prompt("args-prompt", {"city": "Paris"})
     assert "Paris" in messages[0]["content"]["text"]
     assert "Engineering" in await client.complete_argument("completable-prompt", "department", "E")
+
+
+async def test_the_caller_answers_through_events_in_an_agent() -> None:
+    """Elicitation answered through its event; sampling under an ask rule: the request
+    shows, the user confirms, the model answers."""
+    from tether.agent import Agent
+    from tether.mcp import (
+        ElicitationRequestEvent,
+        SamplingRequestEvent,
+        answer_elicitation,
+        answer_sampling,
+        ask_caller,
+        confirm_with_caller,
+    )
+    from tether.message import UserMsg
+    from tether.permission import PermissionContext
+    from tether.state import AgentState
+    from tether.testing import tool_results
+    from tether.tool import Toolkit
+
+    tc = ScriptedChatModel.tool_call
+    elicit, sample = (
+        "mcp__every__trigger-elicitation-request",
+        "mcp__every__trigger-sampling-request",
+    )
+    model = ScriptedChatModel(
+        [
+            AssistantMsg("a", [tc(elicit, {}, id="e1")]),
+            AssistantMsg("a", [tc(sample, {"prompt": "6*7?"}, id="s1")]),
+            AssistantMsg("assistant", "forty-two"),  # the sampling answer
+            AssistantMsg("a", "Done."),
+        ]
+    )
+    client = MCPClient(
+        "every",
+        True,
+        _config(),
+        on_elicitation=ask_caller,
+        on_sampling=ModelSampler(model, confirm_with_caller),
+    )
+    rules = PermissionContext(allow_rules=[elicit, sample], ask_rules=["McpSample(every)"])
+    agent = Agent(
+        "bot",
+        "p",
+        model,
+        toolkit=Toolkit(mcps=[client]),
+        state=AgentState(permission_context=rules),
+    )
+    asked: list[str] = []
+    events = []
+    async with agent.toolkit:
+        async for event in agent.reply_stream(UserMsg("user", "go")):
+            events.append(event)
+            if (question := ElicitationRequestEvent.of(event)) is not None:
+                asked.append("elicitation")
+                assert question.requested_schema is not None
+                answer = {"name": "Ada", "check": True}
+                answer_elicitation(question.request_id, ElicitationResponse("accept", answer))
+            elif (request := SamplingRequestEvent.of(event)) is not None:
+                asked.append("sampling")
+                assert "6*7?" in request.data["text"]
+                assert model.calls and len(model.calls) == 2  # the model has not run for it yet
+                answer_sampling(request.request_id, True)
+    assert asked == ["elicitation", "sampling"]
+    outputs = {r.id: str(r.output) for r in tool_results(events)}
+    assert "provided the requested information" in outputs["e1"]
+    assert "forty-two" in outputs["s1"]
+    model.assert_complete()

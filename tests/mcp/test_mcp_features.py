@@ -215,3 +215,22 @@ async def test_model_sampler_refuses_without_approval_or_past_its_limit() -> Non
         return True
 
     assert await ModelSampler(ScriptedChatModel([]), yes, max_requests=0)(request) is None
+
+
+async def test_model_sampler_stops_once_its_token_budget_is_spent() -> None:
+    from tether.mcp import ModelSampler
+    from tether.message import AssistantMsg, ChatUsage
+    from tether.model import ScriptedChatModel
+
+    answer = AssistantMsg("assistant", "ok")
+    answer.usage = ChatUsage(input_tokens=30, output_tokens=20)
+    model = ScriptedChatModel([answer, AssistantMsg("assistant", "never")])
+
+    async def yes(request: SamplingRequest) -> bool:
+        return True
+
+    sampler = ModelSampler(model, yes, max_tokens=50)
+    request = SamplingRequest(server="s", messages=[], system_prompt=None, max_tokens=5)
+    first = await sampler(request)
+    assert first is not None and first.text == "ok" and sampler.tokens == 50
+    assert await sampler(request) is None  # the budget is spent

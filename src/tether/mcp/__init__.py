@@ -4,6 +4,14 @@ Beyond tools: OAuth (`OAuthConfig`, token stores), elicitation, sampling, roots,
 resources, prompts and completion.
 """
 
+from tether.mcp._asking import (
+    ElicitationRequestEvent,
+    SamplingRequestEvent,
+    answer_elicitation,
+    answer_sampling,
+    ask_caller,
+    confirm_with_caller,
+)
 from tether.mcp._client import MCPClient
 from tether.mcp._config import HttpMCPConfig, MCPConfig, StdioMCPConfig
 from tether.mcp._hooks import RootsSource
@@ -29,6 +37,7 @@ __all__ = [
     "AuthorizeHandler",
     "ElicitationHandler",
     "ElicitationRequest",
+    "ElicitationRequestEvent",
     "ElicitationResponse",
     "FileTokenStore",
     "HttpMCPConfig",
@@ -46,9 +55,14 @@ __all__ = [
     "SamplingApproval",
     "SamplingHandler",
     "SamplingRequest",
+    "SamplingRequestEvent",
     "SamplingResponse",
     "StdioMCPConfig",
     "TokenStoreBase",
+    "answer_elicitation",
+    "answer_sampling",
+    "ask_caller",
+    "confirm_with_caller",
     "decline_elicitation",
     "loopback_authorize",
 ]

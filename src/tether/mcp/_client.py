@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from tether.errors import ConfigError, MCPConnectionError, MCPError
 from tether.event import AgentEvent
+from tether.mcp._asking import cancel_requests_of
 from tether.mcp._config import HttpMCPConfig, MCPConfig, StdioMCPConfig
 from tether.mcp._features import LogLevel, MCPFeatures
 from tether.mcp._hooks import Hooks, RootsSource
@@ -160,6 +161,7 @@ class MCPClient(MCPFeatures, ToolSourceBase):
             authorize=authorize,
             identity_assertion=identity_assertion,
             emit=self._emit_in_flight,
+            current_call=self._current_call,
         )
 
     # -- connection -------------------------------------------------------------------
@@ -479,6 +481,7 @@ class MCPClient(MCPFeatures, ToolSourceBase):
             return _error(self._redact(f"Error: calling {shown} failed: {describe(exc)}"))
         finally:
             self._in_flight.pop(key, None)
+            cancel_requests_of(key)
         return convert_result(result)
 
     def __repr__(self) -> str:

@@ -14,6 +14,7 @@ from tether.event import CustomEvent
 from tether.mcp._config import HttpMCPConfig, MCPConfig
 from tether.mcp._hooks import Hooks
 from tether.mcp._oauth import AuthorizeHandler
+from tether.mcp._requests import ElicitationHandler, SamplingHandler
 from tether.mcp._tokens import TokenStoreBase
 from tether.mcp._tool import tool_name
 from tether.mcp._transport import deprecated_ok
@@ -46,6 +47,27 @@ class MCPFeatures:
 
     async def _drop_session(self) -> None:
         raise NotImplementedError  # `MCPClient` provides it
+
+    @property
+    def on_elicitation(self) -> ElicitationHandler | None:
+        """Answers the server's elicitations (None: declined); may be set before first use."""
+        return self._hooks.on_elicitation
+
+    @on_elicitation.setter
+    def on_elicitation(self, handler: ElicitationHandler | None) -> None:
+        self._hooks.on_elicitation = handler
+
+    @property
+    def on_sampling(self) -> SamplingHandler | None:
+        """Answers the server's sampling requests (None: not offered).
+
+        Set it before the session opens: the capability is declared when connecting.
+        """
+        return self._hooks.on_sampling
+
+    @on_sampling.setter
+    def on_sampling(self, handler: SamplingHandler | None) -> None:
+        self._hooks.on_sampling = handler
 
     @property
     def status(self) -> str:
@@ -190,6 +212,14 @@ class MCPFeatures:
                     await client.send_roots_list_changed()
 
         await self._with_client(run)
+
+    def _current_call(self) -> ToolContext | None:
+        """The call a server request most likely belongs to (the first one in flight).
+
+        A call whose events someone reads comes first.
+        """
+        calls = list(self._in_flight.values())
+        return next((c for c in calls if c.emit is not None), calls[0] if calls else None)
 
     async def _emit_in_flight(self, name: str, data: dict[str, Any]) -> None:
         """A `CustomEvent` to each tool call of this server that is running."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tether.mcp._asking import Caller
 from tether.mcp._defaults import with_defaults
 from tether.mcp._oauth import AuthorizeHandler, IdentityAssertionHandler
 from tether.mcp._requests import (
@@ -27,9 +28,12 @@ from tether.mcp._requests import (
     decline_elicitation,
 )
 from tether.mcp._tokens import MemoryTokenStore, TokenStoreBase
+from tether.permission import PermissionBehavior, server_request_behavior
 
 if TYPE_CHECKING:
     import mcp_types
+
+    from tether.tool import ToolContext
 
 __all__ = ["Hooks", "RootsSource", "client_info"]
 
@@ -75,6 +79,10 @@ async def _no_emit(name: str, data: dict[str, Any]) -> None:
     return None
 
 
+def _no_call() -> ToolContext | None:
+    return None
+
+
 @dataclass
 class Hooks:
     """What an `MCPClient` answers with; builds the SDK `Client` keyword arguments."""
@@ -91,6 +99,13 @@ class Hooks:
     identity_assertion: IdentityAssertionHandler | None = None
     emit: Emit = _no_emit
     """Emits a `CustomEvent` (name, data) to the calls in flight."""
+    current_call: Callable[[], ToolContext | None] = _no_call
+    """The tool call a server request most likely came during (the first in flight)."""
+
+    def _caller(self, kind: Any) -> Caller:
+        context = self.current_call()
+        rules = context.permission_context if context is not None else None
+        return Caller(context, server_request_behavior(rules, kind, self.server))
 
     def client_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for `mcp.Client`."""
@@ -111,6 +126,10 @@ class Hooks:
         import mcp_types
 
         mode = getattr(params, "mode", None) or "form"
+        caller = self._caller("elicit")
+        if caller.behavior is PermissionBehavior.DENY:
+            await self.emit("mcp_elicitation", {"server": self.server, "denied_by_rule": True})
+            return mcp_types.ElicitResult(action="decline")
         request = ElicitationRequest(
             server=self.server,
             message=params.message,
@@ -118,6 +137,7 @@ class Hooks:
             requested_schema=getattr(params, "requested_schema", None),
             url=getattr(params, "url", None),
             elicitation_id=getattr(params, "elicitation_id", None),
+            caller=caller,
         )
         await self.emit(
             "mcp_elicitation",
@@ -143,6 +163,12 @@ class Hooks:
         import mcp_types
 
         assert self.on_sampling is not None  # only registered with a handler
+        caller = self._caller("sample")
+        if caller.behavior is PermissionBehavior.DENY:
+            return mcp_types.ErrorData(
+                code=mcp_types.INVALID_REQUEST,
+                message="sampling is denied for this server by the client's rules",
+            )
         hints = params.model_preferences.hints if params.model_preferences else None
         request = SamplingRequest(
             server=self.server,
@@ -152,6 +178,7 @@ class Hooks:
             temperature=params.temperature,
             stop_sequences=params.stop_sequences,
             model_hints=[h.name for h in hints or () if h.name],
+            caller=caller,
         )
         try:
             answer = await self.on_sampling(request)

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from tether.mcp._asking import Caller
 
 __all__ = [
     "ElicitationHandler",
@@ -41,6 +44,8 @@ class ElicitationRequest:
     """The page to visit (URL mode)."""
     elicitation_id: str | None = None
     """The server's id of a URL-mode elicitation."""
+    caller: Caller | None = field(default=None, repr=False, compare=False)
+    """The running call it came during and what the rules say (set by tether)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +85,8 @@ class SamplingRequest:
     """Where the server wants the text to stop."""
     model_hints: list[str] = field(default_factory=list)
     """Model names the server prefers (hints, in order)."""
+    caller: Caller | None = field(default=None, repr=False, compare=False)
+    """The running call it came during and what the rules say (set by tether)."""
 
     @property
     def text(self) -> str:

@@ -20,13 +20,16 @@ class ModelSampler:
     """A `SamplingHandler` that asks `approve`, then answers with `model`.
 
     Without `approve` every request is refused: a server only reaches the model when
-    someone said yes; at most `max_requests` are answered (give each server its own
-    sampler for a per-server limit).
+    someone said yes; at most `max_requests` are answered and at most `max_tokens` tokens
+    (input and output, as the model reports them) spent on them (give each server its
+    own sampler for per-server limits).
 
     Args:
         model: The model that answers (e.g. the agent's).
         approve: Says yes or no to each request (default: no to all).
         max_requests: How many requests this sampler answers in all (None: no limit).
+        max_tokens: How many tokens its answers may use in all; a request that comes once
+            they are spent is refused (None: no limit).
     """
 
     def __init__(
@@ -35,17 +38,23 @@ class ModelSampler:
         approve: SamplingApproval | None = None,
         *,
         max_requests: int | None = 20,
+        max_tokens: int | None = 50_000,
     ) -> None:
         self.model = model
         self.approve = approve
         self.max_requests = max_requests
+        self.max_tokens = max_tokens
         self.answered = 0
         """How many requests were answered."""
+        self.tokens = 0
+        """How many tokens the answers used."""
 
     async def __call__(self, request: SamplingRequest) -> SamplingResponse | None:
         """The model's answer, or None (refused: not approved, or over the limit)."""
-        if self.approve is None or (
-            self.max_requests is not None and self.answered >= self.max_requests
+        if (
+            self.approve is None
+            or (self.max_requests is not None and self.answered >= self.max_requests)
+            or (self.max_tokens is not None and self.tokens >= self.max_tokens)
         ):
             return None
         if not await self.approve(request):
@@ -64,6 +73,8 @@ class ModelSampler:
             messages.append(role(request.server, text))
         response = await self.model.generate(ChatRequest(messages=messages))
         self.answered += 1
+        if response.usage is not None:
+            self.tokens += response.usage.input_tokens + response.usage.output_tokens
         text = "".join(b.text for b in response.content if isinstance(b, TextBlock))
         stop = "maxTokens" if response.stop_reason == "length" else "endTurn"
         return SamplingResponse(

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from tether.permission._rule_scope import exact_path_rule_problem, narrower_than
     from tether.permission._search import search_filter
     from tether.permission._sensitive import is_sensitive_path
+    from tether.permission._server_requests import server_request_behavior
     from tether.permission._shell_check import (
         check_shell_command,
         is_read_only_command,
@@ -60,6 +61,7 @@ __all__ = [
     "match_shell_rule",
     "narrower_than",
     "search_filter",
+    "server_request_behavior",
     "suggest_path_rules",
     "suggest_shell_rules",
 ]
@@ -85,6 +87,7 @@ _LAZY = {
     "match_shell_rule": "_shell_rules",
     "suggest_shell_rules": "_shell_rules",
     "ShellWord": "tether.shell",
+    "server_request_behavior": "_server_requests",
 }
 
 

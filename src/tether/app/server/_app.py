@@ -16,9 +16,11 @@ from tether.app.server._agui import router as agui_router
 from tether.app.server._auth import KeyRing
 from tether.app.server._ceiling import parse_ceiling
 from tether.app.server._context import Service, service_of
+from tether.app.server._elicit import router as elicit_router
 from tether.app.server._headers import SecurityHeaders
 from tether.app.server._intro import router as intro_router
 from tether.app.server._limits import BodyLimit
+from tether.app.server._mcp_resources import router as mcp_resources_router
 from tether.app.server._observability import install_observability
 from tether.app.server._origins import (
     LOOPBACK_HOSTS,
@@ -118,6 +120,8 @@ def create_app(
     app.include_router(titles_router)
     app.include_router(intro_router)
     app.include_router(agui_router)
+    app.include_router(elicit_router)
+    app.include_router(mcp_resources_router)
     _health(app)
     install_observability(app)  # GET /metrics, traceparent into the replies, request logs
     docs = (app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url)

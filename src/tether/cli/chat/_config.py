@@ -213,7 +213,9 @@ def _server(path: Path, name: str, value: Any) -> dict[str, Any]:
             f"{path}: MCP server {name!r} needs either `command` (with `args`, `env`) or "
             "`url` (with `headers`)"
         )
-    allowed = {"command", "args", "env", "cwd"} if "command" in value else {"url", "headers"}
+    allowed = (
+        {"command", "args", "env", "cwd"} if "command" in value else {"url", "headers", "auth"}
+    )
     unknown = sorted(set(value) - allowed - {"type", "timeout", "trust_annotations"})
     if unknown:
         raise ChatConfigError(f"{path}: MCP server {name!r} has unknown keys {unknown}")

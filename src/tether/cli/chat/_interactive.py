@@ -17,12 +17,14 @@ from tether.cli._sanitize import visible
 from tether.cli.chat._chat import Chat, Inputs, is_asking
 from tether.cli.chat._confirm import ask_confirmation
 from tether.cli.chat._input import LineInput
+from tether.cli.chat._mcp_attach import attach_resources
 from tether.cli.chat._mcp_command import prompt_text
+from tether.cli.chat._mcp_questions import ServerQuestions, answer_by_terminal
 from tether.cli.chat._render import ChatRenderer, safe
 from tether.cli.chat._sessions import tether_home
 from tether.cli.chat._slash import SlashContext, run_slash
 from tether.cli.chat._views import model_label, status_line
-from tether.event import RequireUserConfirmEvent
+from tether.event import AgentEvent, RequireUserConfirmEvent
 from tether.message import ToolCallBlock, UserMsg
 
 __all__ = ["run_interactive"]
@@ -37,6 +39,17 @@ class _Screen:
         self.render = ChatRenderer(self.console, chat.options.cwd)
         self.keys = LineInput(tether_home() / "history")
         self.slash = SlashContext(chat, self.console, self.keys.answer, self.switch)
+        self.questions = ServerQuestions(self.keys.answer, self.say)
+
+    def say(self, line: str) -> None:
+        """A plain line of its own (an MCP server's question)."""
+        self.render.close()
+        self.console.print(Text(line))
+
+    def on_event(self, event: AgentEvent) -> None:
+        """Show the event; a server's question is asked while the call waits."""
+        self.render(event)
+        self.questions.see(event)
 
     async def switch(self, session_id: str) -> None:
         """Load another saved session; if it waits for a confirmation, ask now."""
@@ -80,12 +93,13 @@ class _Screen:
     async def _stream(self, inputs: Inputs) -> tuple[bool, RequireUserConfirmEvent | None]:
         """One stream: whether Ctrl+C stopped it, and its pause (None at the end)."""
         loop = asyncio.get_running_loop()
-        task = asyncio.create_task(self.chat.stream(inputs, self.render))
+        task = asyncio.create_task(self.chat.stream(inputs, self.on_event))
         loop.add_signal_handler(signal.SIGINT, task.cancel)
         try:
             await asyncio.wait([task])
         finally:
             loop.remove_signal_handler(signal.SIGINT)
+            self.questions.stop()
             self.render.close()
         if task.cancelled():
             self.render.note("[yellow]⏹ interrupted: the reply was stopped and saved[/]")
@@ -102,6 +116,7 @@ class _Screen:
 async def run_interactive(chat: Chat, first: str | None) -> int:
     """The read-reply loop; returns the exit status."""
     screen = _Screen(chat)
+    answer_by_terminal(chat.mcps, chat.agent.model)
     console = screen.console
     state = chat.agent.state
     console.print(
@@ -140,6 +155,8 @@ async def run_interactive(chat: Chat, first: str | None) -> int:
                 if await run_slash(screen.slash, line):
                     break
             continue
+        if "@" in line and chat.mcps:
+            line = await attach_resources(chat.mcps, line, screen.say)
         interrupted = await screen.turn(UserMsg("user", line))
     console.print(
         f"[dim]session {chat.agent.state.session_id} saved; `tether chat -c` continues it[/]"

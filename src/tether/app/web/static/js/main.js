@@ -8,6 +8,8 @@ import { Conversation, firstTokenTimings } from "./conversation.js";
 import { fetchIntro, introElement } from "./intro.js";
 import { badgeText, fetchAgents, fetchSessions, renderAgents, renderSessions } from "./sessions.js";
 import { ModeSelect } from "./mode.js";
+import { ServerQuestions } from "./mcp_questions.js";
+import { ResourcePicker } from "./mcp_resources.js";
 import { Follower, statusAfter } from "./stream.js";
 import { Status } from "./status.js";
 
@@ -30,6 +32,8 @@ class App {
       $("jump"),
     );
     this.pending = new PendingPanel($("pending"), (event) => this.resume(event));
+    this.questions = new ServerQuestions($("pending"), () => this.sessionId);
+    this.resources = new ResourcePicker(document.querySelector(".composer-buttons"), $("message"), () => this.sessionId);
     this.bar = new Status();
     this.mode = new ModeSelect($("permission-mode"), (fn) => this.guard(fn));
   }
@@ -214,6 +218,7 @@ class App {
     this.mode.show(null);
     this.conversation.clear();
     this.pending.clear();
+    this.questions.clear();
     this.setStatus("idle");
     this.showIntro();
   }
@@ -265,6 +270,7 @@ class App {
     this.renderSessions();
     history.replaceState(null, "", `#/s/${encodeURIComponent(id)}`);
     this.pending.clear();
+    this.questions.clear();
     this.bar.reset();
     const path = `/v1/sessions/${encodeURIComponent(id)}`;
     this.setLoading(true);
@@ -334,6 +340,7 @@ class App {
       else if (ev.type === "require_external_execution") this.pending.showExternal(ev);
       if (ev.type.startsWith("require_")) this.conversation.toLatest(); // the asked call in view
       else if (this.pending.active && !ev.type.endsWith("_result") && ev.type !== "user_interrupt") this.pending.clear();
+      this.questions.see(ev);
       this.conversation.apply(ev);
       this.setStatus(statusAfter(ev, this.status));
     }
