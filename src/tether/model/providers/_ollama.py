@@ -7,7 +7,7 @@ from contextvars import ContextVar
 from typing import Any, ClassVar
 
 from tether.credential import OllamaCredential
-from tether.errors import MissingProviderError, ModelError
+from tether.errors import MissingProviderError, ModelError, ModelRetryableError
 from tether.message import ChatUsage, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
 from tether.model._types import (
     ChatRequest,
@@ -21,7 +21,11 @@ from tether.model._types import (
 )
 from tether.model.providers._base import Opened, ProviderChatModel
 from tether.model.providers._chat_format import format_chat_tools
-from tether.model.providers._errors import loaded_sdk, parse_retry_after, status_error
+from tether.model.providers._errors import (
+    loaded_sdk,
+    parse_retry_after,
+    status_error,
+)
 from tether.model.providers._names import ANY_NAMES, ToolNames
 from tether.model.providers._turns import (
     Turn,
@@ -150,6 +154,14 @@ class _Parser:
         return deltas
 
 
+def _is_refused(error: BaseException) -> bool:
+    """Whether the connection could not be made at all (not dropped once made)."""
+    httpx = loaded_sdk("httpx")
+    return isinstance(error, ConnectionRefusedError) or (
+        httpx is not None and isinstance(error, httpx.ConnectError)
+    )
+
+
 class OllamaChatModel(ProviderChatModel[OllamaCredential]):
     """A model served by Ollama (`/api/chat`, NDJSON streaming).
 
@@ -221,6 +233,12 @@ class OllamaChatModel(ProviderChatModel[OllamaCredential]):
         return Opened(chunks, parser.parse, parser.stopped)
 
     def _map_error(self, error: BaseException) -> ModelError | None:
+        if _is_refused(error):  # no server there: say where we looked and what to do
+            return ModelRetryableError(
+                f"cannot reach Ollama at {self.base_url} ({type(error).__name__}: {error}); "
+                "start it with `ollama serve`, or set OLLAMA_HOST (or `base_url=`) to where "
+                "it runs"
+            )
         ollama = loaded_sdk("ollama")
         if ollama is None:
             return None
