@@ -56,7 +56,8 @@ from loop_overhead import MODEL, TOOLKIT, calibration_us, pct
 
 from tether.agent import Agent
 from tether.message import UserMsg
-from tether.middleware import MiddlewareBase, TracingMiddleware
+from tether.middleware import MiddlewareBase
+from tether.tracing import TracingMiddleware
 
 HERE = Path(__file__).resolve().parent
 

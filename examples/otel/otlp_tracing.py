@@ -13,8 +13,8 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
 from tether.agent import Agent
 from tether.message import AssistantMsg, UserMsg
-from tether.middleware import TracingMiddleware
 from tether.model import ScriptedChatModel
+from tether.tracing import TracingMiddleware
 
 provider = TracerProvider()
 provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))  # OTEL_EXPORTER_OTLP_*

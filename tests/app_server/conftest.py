@@ -38,7 +38,7 @@ class Backend:
         return storage, events
 
 
-@pytest.fixture(params=["sqlite", "redis"])  # postgres: see docs/how-to/postgres.md
+@pytest.fixture(params=["sqlite", "redis", "postgres"])
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
     if request.param == "sqlite":
         db = tmp_path / "sessions.db"

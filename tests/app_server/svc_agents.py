@@ -2,7 +2,7 @@
 
 The model plays a plan written in the user message as JSON: a list of rounds, each a list
 of `[tool, arguments]` calls, a final text, or `"!error"` (the provider fails). Any other
-message gets `echo: <text>` (and reports 10 input, 5 output tokens). Tools record every run in `$TETHER_TEST_DIR/runs.log`;
+message gets `echo: <text>`. A final text `"!think <thought>|<text>"` thinks first (and reports 10 input, 5 output tokens). Tools record every run in `$TETHER_TEST_DIR/runs.log`;
 `gate` waits until the file `$TETHER_TEST_DIR/<name>` exists.
 """
 
@@ -23,6 +23,7 @@ from tether.model import (
     ChatRequest,
     ModelDelta,
     TextDelta,
+    ThinkingDelta,
     ToolCallDelta,
     UsageDelta,
 )
@@ -69,6 +70,9 @@ class PlanModel(ChatModelBase):
         step = plan[index] if index < len(plan) else "plan done"
         if step == "!error":
             raise ModelResponseError("the provider refused the request (test)", status_code=400)
+        if isinstance(step, str) and step.startswith("!think "):
+            thought, _, step = step.removeprefix("!think ").partition("|")
+            yield ThinkingDelta(text=thought)
         if isinstance(step, str):
             for word in step.split(" "):
                 yield TextDelta(text=word + " ")

@@ -63,7 +63,7 @@ class Cluster:
             server.stop()
 
 
-@pytest.fixture(scope="module", params=["redis"])  # postgres: see docs/how-to/postgres.md
+@pytest.fixture(scope="module", params=["redis", "postgres"])
 def workers(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Cluster]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from tether.context import _estimate
-from tether.context._estimate import (
+from tether.message import _estimate
+from tether.message._estimate import (
     _CLASSES,
     _ID_WORD,
     _LETTER_RUNS,

@@ -6,9 +6,9 @@ import json
 
 from context_helpers import is_summary_request
 
+from tether._loop.context_step import build_system_prompt
 from tether.agent import Agent
 from tether.context import ContextConfig, estimate_msg_tokens, estimate_text_tokens
-from tether.context._step import build_system_prompt
 from tether.event import ConfirmResult, ContextCompressedEvent, UserConfirmResultEvent
 from tether.message import AssistantMsg, ChatUsage, Msg, ToolCallBlock, UserMsg
 from tether.model import ChatRequest, ScriptedChatModel

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tether.context._step import request_messages
+from tether._loop.context_step import request_messages
 from tether.message import AssistantMsg, HintBlock, TextBlock, UserMsg
 from tether.state import AgentState, ReplyCursor
 

@@ -9,10 +9,10 @@ from opentelemetry.sdk.trace import ReadableSpan
 
 from tether.agent import Agent
 from tether.message import AssistantMsg
-from tether.middleware import TracingMiddleware
 from tether.model import ScriptedChatModel
 from tether.state import AgentState
 from tether.tool import Toolkit, tool
+from tether.tracing import TracingMiddleware
 
 RAN: list[str] = []
 

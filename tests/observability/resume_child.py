@@ -12,8 +12,8 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from tether.event import ConfirmResult, UserConfirmResultEvent
-from tether.middleware import TracingMiddleware
 from tether.state import AgentState
+from tether.tracing import TracingMiddleware
 
 
 async def main(path: str) -> None:

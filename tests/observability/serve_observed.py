@@ -18,8 +18,8 @@ from tether.agent import Agent
 from tether.app.server import create_app
 from tether.app.storage import SQLiteStorage
 from tether.message import AssistantMsg
-from tether.middleware import TracingMiddleware
 from tether.model import ScriptedChatModel
+from tether.tracing import TracingMiddleware
 
 KEY = "key-obs-0123456789"
 

@@ -21,11 +21,11 @@ from tether._log import (
 )
 from tether.agent import Agent
 from tether.message import AssistantMsg, UserMsg
-from tether.middleware import TracingMiddleware
 from tether.model import ScriptedChatModel
 from tether.permission import PermissionContext, PermissionRule
 from tether.state import AgentState
 from tether.tool import Toolkit, tool
+from tether.tracing import TracingMiddleware
 
 
 @pytest.fixture

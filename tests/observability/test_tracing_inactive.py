@@ -11,7 +11,7 @@ _INACTIVE = """
 import asyncio, logging
 from tether.agent import Agent
 from tether.message import AssistantMsg, UserMsg
-from tether.middleware import TracingMiddleware
+from tether.tracing import TracingMiddleware
 from tether.middleware._chain import overrides
 from tether.model import ScriptedChatModel
 
@@ -43,7 +43,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from tether.agent import Agent
 from tether.message import AssistantMsg, UserMsg
-from tether.middleware import TracingMiddleware
+from tether.tracing import TracingMiddleware
 from tether.model import ScriptedChatModel
 
 middleware = TracingMiddleware()
@@ -74,9 +74,9 @@ def test_an_active_tracer_does_not_make_reply_build_every_event(telemetry) -> No
     assert not overrides_any([middleware], ("on_reply", "on_reasoning", "on_acting"))
 
 
-def test_importing_tether_middleware_loads_no_opentelemetry() -> None:
+def test_importing_tether_middleware_or_tracing_loads_no_opentelemetry() -> None:
     code = (
-        "import sys, tether, tether.middleware, tether.agent; "
+        "import sys, tether, tether.middleware, tether.tracing, tether.agent; "
         "print(any(m.startswith('opentelemetry') for m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -87,7 +87,7 @@ def test_without_the_otel_extra_the_error_names_it() -> None:
     code = (
         "import sys; sys.modules['opentelemetry'] = None\n"
         "try:\n"
-        "    from tether.middleware import TracingMiddleware\n"
+        "    from tether.tracing import TracingMiddleware\n"
         "except ImportError as exc:\n"
         "    print(exc)\n"
     )
@@ -98,8 +98,8 @@ def test_without_the_otel_extra_the_error_names_it() -> None:
 _UNREADABLE_GLOBALS = """
 from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
-from tether.middleware import TracingMiddleware
-from tether.middleware import _tracing
+from tether.tracing import TracingMiddleware
+from tether.tracing import _middleware as _tracing
 
 _tracing.GLOBALS_READABLE = False  # an API that keeps its globals elsewhere
 middleware = TracingMiddleware()
@@ -121,6 +121,6 @@ def test_without_readable_api_globals_the_switches_decide() -> None:
 
 def test_the_api_keeps_its_globals_where_is_active_reads_them() -> None:
     # If this fails, an OpenTelemetry upgrade moved them: `is_active` falls back (slower).
-    from tether.middleware._metrics import GLOBALS_READABLE
+    from tether.tracing._metrics import GLOBALS_READABLE
 
     assert GLOBALS_READABLE

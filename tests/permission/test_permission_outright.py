@@ -11,6 +11,7 @@ import itertools
 import pytest
 from pydantic import BaseModel
 
+from tether._loop.permission_check import defers_to_tool
 from tether.permission import (
     PermissionContext,
     PermissionDecision,
@@ -18,7 +19,6 @@ from tether.permission import (
     PermissionMode,
     PermissionRule,
 )
-from tether.permission._tool_check import defers_to_tool
 from tether.tool import ToolBase
 from tether.tool._base import allowed_by_default, allows_every_call
 

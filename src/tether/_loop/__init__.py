@@ -14,16 +14,19 @@ Every transition of a reply lives here, one step per module:
   confirmation may carry;
 - `checkpoint`: snapshots to roll back to when a save point fails; `run`: what one
   drive works with (the agent, the state, the checkpoint);
-- `structured`: the per-reply structured-output tool and the step's tool view.
+- `structured`: the per-reply structured-output tool and the step's tool view;
+- `context_step`: the context side of a reasoning step (prompt, compression hooks, the
+  request's messages); `permission_check`: a call's permission through the hooks, and
+  remembering accepted rules.
 
 It may import these private modules of other packages (and no others; the layering test
 checks it):
 
-- tether.context._step
+- tether.context._compress
+- tether.context._truncate
 - tether.message._copy
 - tether.message._inputs
 - tether.middleware._chain
-- tether.permission._tool_check
 - tether.state._load
 - tether.tool._base
 """

@@ -19,6 +19,7 @@ from tether._loop.batch import (
 )
 from tether._loop.current import reply_message
 from tether._loop.pause import UndoUnannouncedWaits
+from tether._loop.permission_check import decide_with_hooks, defers_to_tool
 from tether._loop.results import UNKNOWN_OUTCOME
 from tether._loop.run import Run
 from tether.event import AgentEvent, EventType, ToolResultEndEvent, trusted_events
@@ -32,7 +33,6 @@ from tether.message import (
 from tether.middleware import chain_iterator
 from tether.middleware._chain import close_stream, has_hook, has_rewriting_hook
 from tether.permission import PermissionBehavior, PermissionDecision
-from tether.permission._tool_check import decide_with_hooks, defers_to_tool
 from tether.tool import (
     ArgumentError,
     Emit,

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from tether._loop.batch import parse_call
 from tether._loop.confirm_rules import check_confirm_rules
+from tether._loop.permission_check import remember_rules
 from tether._loop.results import store_result
 from tether.errors import NothingToResumeError, ResumeError
 from tether.event import (
@@ -32,7 +33,6 @@ from tether.message import (
     ToolResultState,
     detached,
 )
-from tether.permission._tool_check import remember_rules
 from tether.state import AgentState
 from tether.tool import ArgumentError, ToolBase, error_result
 

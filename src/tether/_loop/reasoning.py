@@ -6,13 +6,13 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from tether import middleware
+from tether._loop.context_step import build_system_prompt, compress_with_hooks, request_messages
 from tether._loop.next_action import Reason
 from tether._loop.places import assembler_for, streamed
 from tether._loop.reply import commit_step
 from tether._loop.results import CallIds
 from tether._loop.run import STRUCTURED_TOOL, Run
 from tether.context import ContextConfig
-from tether.context._step import build_system_prompt, compress_with_hooks, request_messages
 from tether.event import AgentEvent, EventType, ModelRetryEvent, trusted_events
 from tether.middleware import chain_iterator
 from tether.middleware._chain import close_stream, has_hook

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from tether._loop.checkpoint import Snapshot, restore, snapshot
+from tether._loop.context_step import fits_whole
 from tether._loop.current import reply_message
 from tether._loop.results import STRUCTURED_TOOL, store_result
 from tether._loop.structured import reply_view
 from tether.context import fit_tool_result
-from tether.context._step import fits_whole
 from tether.event import AgentEvent, EventType
 from tether.message import Msg, ToolCallBlock, ToolCallState, ToolResultBlock
 from tether.middleware import overrides

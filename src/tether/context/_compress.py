@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tether.context._config import ContextConfig
-from tether.context._estimate import count_text_tokens, estimate_msg_tokens, estimate_text_tokens
 from tether.context._offloader import Offloader
 from tether.context._partition import Split, protected_start, split_context
 from tether.context._summarise import (
@@ -21,7 +20,7 @@ from tether.context._summarise import (
 from tether.context._truncate import cut_message, fit_tool_result, take_head
 from tether.errors import ContextTooLargeError
 from tether.event import ContextCompressedEvent
-from tether.message import Msg
+from tether.message import Msg, count_text_tokens, estimate_msg_tokens, estimate_text_tokens
 
 if TYPE_CHECKING:
     from tether.model import ChatModelBase

@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tether.context._estimate import estimate_msg_tokens
-from tether.message import Msg, ToolCallBlock, ToolResultBlock
+from tether.message import Msg, ToolCallBlock, ToolResultBlock, estimate_msg_tokens
 
 if TYPE_CHECKING:
     from tether.state import AgentState

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tether.context._estimate import estimate_text_tokens
 from tether.context._truncate import take_head, take_tail
 from tether.errors import ModelResponseError
 from tether.message import (
@@ -19,6 +18,7 @@ from tether.message import (
     ToolResultBlock,
     ToolResultState,
     UserMsg,
+    estimate_text_tokens,
 )
 
 if TYPE_CHECKING:

@@ -6,14 +6,17 @@ from typing import Any
 
 from tether._ids import new_id
 from tether.context._config import ContextConfig
-from tether.context._estimate import (
-    _BLOCK_OVERHEAD,
+from tether.context._offloader import Offloader
+from tether.message import (
+    BLOCK_OVERHEAD_TOKENS,
+    DataBlock,
+    Msg,
+    TextBlock,
+    ToolResultBlock,
     estimate_block_tokens,
     estimate_msg_tokens,
     estimate_text_tokens,
 )
-from tether.context._offloader import Offloader
-from tether.message import DataBlock, Msg, TextBlock, ToolResultBlock
 
 __all__ = ["cut_message", "fit_tool_result", "take_head", "take_tail"]
 
@@ -119,7 +122,8 @@ def fits_whole(result: ToolResultBlock, config: ContextConfig) -> bool:
     """Whether `fit_tool_result` surely keeps `result` as it is (a short text): no await."""
     output = result.output
     return (
-        type(output) is str and _most_tokens(output) + _BLOCK_OVERHEAD <= config.tool_result_limit
+        type(output) is str
+        and _most_tokens(output) + BLOCK_OVERHEAD_TOKENS <= config.tool_result_limit
     )
 
 
@@ -138,7 +142,7 @@ async def fit_tool_result(
     """
     limit = config.tool_result_limit
     output = result.output
-    if isinstance(output, str) and _most_tokens(output) + _BLOCK_OVERHEAD <= limit:
+    if isinstance(output, str) and _most_tokens(output) + BLOCK_OVERHEAD_TOKENS <= limit:
         return result  # no need to count
     if result.metadata.get("truncated") or estimate_block_tokens(result) <= limit:
         return result

@@ -34,9 +34,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
+from tether._rule import PermissionRule
 from tether.event._stamps import event_id, event_time
 from tether.message import ChatUsage, Msg, ToolCallBlock, ToolResultBlock, ToolResultState
-from tether.permission import PermissionRule
 
 __all__ = [
     "AgentEvent",

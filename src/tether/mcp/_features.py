@@ -17,6 +17,7 @@ from tether.mcp._oauth import AuthorizeHandler
 from tether.mcp._tokens import TokenStoreBase
 from tether.mcp._tool import tool_name
 from tether.mcp._transport import deprecated_ok
+from tether.plugin import Plugin
 from tether.tool import ToolContext
 
 if TYPE_CHECKING:
@@ -228,7 +229,7 @@ class MCPFeatures:
         description: str | None = None,
         sleep_brief: str | None = None,
         **kwargs: Any,
-    ) -> Any:
+    ) -> Plugin:
         """This server as a sleepable plugin: its tools stay hidden until the model wakes it.
 
         While asleep the server is not even contacted. Add the plugin to
@@ -240,8 +241,6 @@ class MCPFeatures:
             sleep_brief: The line shown while it sleeps (default: `description`).
             **kwargs: Passed on to `tether.plugin.Plugin.from_source`.
         """
-        from tether.plugin import Plugin  # plugins sit above mcp/
-
         text = description or f"Tools of the MCP server {self.name!r}."
         kwargs.setdefault("tool_prefix", f"mcp__{self.name}__")
         return Plugin.from_source(

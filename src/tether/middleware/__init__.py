@@ -22,7 +22,6 @@ if TYPE_CHECKING:  # loaded lazily below; imported here for type checkers and th
         ReplyCall,
         SystemPromptCall,
     )
-    from tether.middleware._tracing import TracingMiddleware
 
 __all__ = [
     "ActingCall",
@@ -33,7 +32,6 @@ __all__ = [
     "ReasoningCall",
     "ReplyCall",
     "SystemPromptCall",
-    "TracingMiddleware",
     "chain_awaitable",
     "chain_iterator",
     "overrides",
@@ -49,16 +47,9 @@ def __getattr__(name: str) -> Any:
         value = _lazy.load(__name__, name, "tether.middleware._calls")
         globals()[name] = value  # the next lookup is a plain module attribute
         return value
-    # TracingMiddleware needs the `otel` extra: load it (and OpenTelemetry) only when asked.
-    if name != "TracingMiddleware":
-        raise AttributeError(f"module 'tether.middleware' has no attribute {name!r}")
-    try:
-        from tether.middleware._tracing import TracingMiddleware
-    except ModuleNotFoundError as exc:
-        if not (exc.name or "").startswith("opentelemetry"):
-            raise
+    if name == "TracingMiddleware":  # moved above the loop; no import from here (a cycle)
         raise ImportError(
-            "TracingMiddleware needs OpenTelemetry: `pip install 'tether[otel]'` "
-            "(and an SDK to export spans, e.g. `opentelemetry-sdk`)"
-        ) from exc
-    return TracingMiddleware
+            "TracingMiddleware moved to its own package: `from tether.tracing import "
+            "TracingMiddleware`"
+        )
+    raise AttributeError(f"module 'tether.middleware' has no attribute {name!r}")

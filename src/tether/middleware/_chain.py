@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
+from tether._streams import close_stream
 from tether.errors import ConfigError
 from tether.middleware._base import MiddlewareBase
 
@@ -61,13 +62,6 @@ def overrides(middleware: MiddlewareBase, hook: str) -> bool:
     """
     hooks = _OWN_HOOKS.get(type(middleware)) or own_hooks(type(middleware))
     return hook in hooks and middleware.is_active
-
-
-async def close_stream(stream: AsyncIterator[Any]) -> None:
-    """Close `stream` now if it can be closed (an async generator can)."""
-    aclose = getattr(stream, "aclose", None)
-    if aclose is not None:
-        await aclose()
 
 
 def has_hook(middlewares: Sequence[MiddlewareBase], hook: str) -> bool:

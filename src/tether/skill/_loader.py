@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tether.errors import SkillError
+from tether.plugin import Plugin
 from tether.skill._skill import SKILL_FILE, Skill, parse_skill
 from tether.skill._tool import SkillTool
 from tether.tool import PromptParts, ToolBase, ToolSourceBase
 
 if TYPE_CHECKING:
-    from tether.plugin import Plugin
     from tether.state import AgentState
 
 __all__ = ["LocalSkillLoader", "SkillLoaderBase", "render_skill_list"]
@@ -97,8 +97,6 @@ class SkillLoaderBase(ToolSourceBase):
             sleep_brief: The line shown while it sleeps (default: `description`).
             **kwargs: Passed on to `tether.plugin.Plugin.from_source`.
         """
-        from tether.plugin import Plugin  # plugins sit above skill/
-
         text = description or "Skills: instructions and scripts for particular tasks."
         return Plugin.from_source(
             self,

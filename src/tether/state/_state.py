@@ -16,12 +16,14 @@ from pydantic import (
 )
 
 from tether._ids import new_id
-from tether.context import (
+from tether.message import (
+    ChatUsage,
+    ContentBlock,
+    Msg,
     estimate_block_tokens,
     estimate_msg_tokens,
     estimate_text_tokens,
 )
-from tether.message import ChatUsage, ContentBlock, Msg
 from tether.permission import PermissionContext
 from tether.state._fastload import fast_validator
 from tether.state._json import compact_context, compact_model, context_json

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import difflib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -125,6 +126,15 @@ class Toolkit:
                 "or a folder path"
             )
         self._sources.append(source)
+
+    def with_sources(self, *sources: ToolSourceBase) -> Toolkit:
+        """A toolkit with this one's tools and sources plus `sources` (this one unchanged)."""
+        extended = copy.copy(self)
+        extended._sources = [*self._sources]
+        for source in sources:
+            extended.add_source(source)
+        extended._static_view = None
+        return extended
 
     @property
     def tools(self) -> dict[str, ToolBase]:

@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse
 
 from tether.agent import Agent
 from tether.app.server._agents import AgentsSource, resolve_agents
+from tether.app.server._agui import router as agui_router
 from tether.app.server._auth import KeyRing
 from tether.app.server._ceiling import parse_ceiling
 from tether.app.server._context import Service, service_of
@@ -116,6 +117,7 @@ def create_app(
     app.include_router(replies_router)
     app.include_router(titles_router)
     app.include_router(intro_router)
+    app.include_router(agui_router)
     _health(app)
     install_observability(app)  # GET /metrics, traceparent into the replies, request logs
     docs = (app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url)

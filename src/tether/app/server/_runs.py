@@ -41,6 +41,7 @@ from tether.event import (
 )
 from tether.message import Msg
 from tether.state import AgentState, Checkpoint
+from tether.tool import ToolSourceBase
 
 __all__ = ["RunInput", "Runs", "SessionRef"]
 
@@ -140,8 +141,17 @@ class Runs:
             )
         return agent
 
-    async def start(self, ref: SessionRef, inputs: RunInput, *, if_busy: bool = False) -> Lease:
+    async def start(
+        self,
+        ref: SessionRef,
+        inputs: RunInput,
+        *,
+        if_busy: bool = False,
+        tools: ToolSourceBase | None = None,
+    ) -> Lease:
         """Start a reply on the session; return once it has logged its first event.
+
+        `tools` adds a source of tools for this run only (an AG-UI client's own tools).
 
         Raises:
             ReplyInProgressError: another reply runs (and `if_busy` was not asked).
@@ -153,6 +163,8 @@ class Runs:
         try:
             self._check_open()
             agent = copy.copy(self.agent(ref.agent_id))
+            if tools is not None:
+                agent.toolkit = agent.toolkit.with_sources(tools)
             agent.state = await self._load(ref, lease)
         except BaseException:
             await self.events.release(lease, mark_end=False)

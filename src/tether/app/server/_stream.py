@@ -45,16 +45,17 @@ async def follow(
             yield batch
         if entries:
             continue
-        if token is None and ended:
-            return
-        # Look at the lease when first caught up and after every quiet wait (a worker that
-        # died logs nothing more; a run this process holds is alive, no need to ask). It is
-        # released in the same step as the end marker is written: with no lease, every
-        # entry of the run is in the log; read once more.
-        if look and not events.holds(key) and await events.active(key) is None:
-            if not await events.read(key, cursor, 1):
-                return
-            continue
+        # Look at the lease when first caught up, after every quiet wait (a worker that
+        # died logs nothing more; a run this process holds is alive, no need to ask), and
+        # after a run's end marker: a new run may hold the lease without having logged
+        # yet (its start returns once its first event is queued, not committed). The
+        # lease is released in the same step as the end marker is written: with no
+        # lease, every entry of the run is in the log; read once more.
+        if (look or (token is None and ended)) and not events.holds(key):
+            if await events.active(key) is None:
+                if not await events.read(key, cursor, 1):
+                    return
+                continue
         look = not await events.wait(key, cursor, _WAIT)
         yield []
 

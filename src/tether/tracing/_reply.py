@@ -11,10 +11,10 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind
 
 from tether._log import get_logger, record, register_secret
-from tether.middleware._calls import ReplyCall
-from tether.middleware._chain import close_stream
-from tether.middleware._tracing_base import TracingBase
-from tether.middleware._tracing_parts import (
+from tether._streams import close_stream
+from tether.middleware import ReplyCall
+from tether.tracing._base import TracingBase
+from tether.tracing._parts import (
     REPLY_KEY,
     ReplyTrace,
     attach,
@@ -25,7 +25,7 @@ from tether.middleware._tracing_parts import (
     record_error,
     resume_of,
 )
-from tether.middleware._tracing_tools import settled_tool_span
+from tether.tracing._tools import settled_tool_span
 
 __all__ = ["ReplyHooks"]
 

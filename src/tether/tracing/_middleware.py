@@ -31,18 +31,18 @@ from opentelemetry.trace import SpanKind
 
 from tether import __version__
 from tether._log import get_logger
-from tether.middleware._calls import CompressCall
-from tether.middleware._metrics import (
+from tether.middleware import CompressCall
+from tether.tracing._metrics import (
     GLOBALS_READABLE,
     Instruments,
     ProviderSwitch,
     env_provider,
     metrics_switch,
 )
-from tether.middleware._tracing_model import ModelHooks
-from tether.middleware._tracing_parts import record_error
-from tether.middleware._tracing_reply import ReplyHooks
-from tether.middleware._tracing_tools import ToolHooks
+from tether.tracing._model import ModelHooks
+from tether.tracing._parts import record_error
+from tether.tracing._reply import ReplyHooks
+from tether.tracing._tools import ToolHooks
 
 __all__ = ["TracingMiddleware"]
 

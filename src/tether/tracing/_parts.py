@@ -1,9 +1,4 @@
-"""What `TracingMiddleware` keeps per reply, and how it names things for OpenTelemetry.
-
-`middleware/` is ground level (the loop's packages import it), but tracing reads events
-and model deltas: their classes are loaded on first use by `loop_types()` (this module
-itself is only imported when `TracingMiddleware` is first asked for).
-"""
+"""What `TracingMiddleware` keeps per reply, and how it names things for OpenTelemetry."""
 
 from __future__ import annotations
 
@@ -11,8 +6,6 @@ import json
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from functools import cache
-from types import SimpleNamespace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -21,6 +14,8 @@ from opentelemetry import trace
 from opentelemetry.trace import Status, StatusCode
 
 from tether._log import redact
+from tether.event import ExternalExecutionResultEvent, UserConfirmResultEvent, UserInterruptEvent
+from tether.message import TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
 
 __all__ = [
     "END",
@@ -35,7 +30,6 @@ __all__ = [
     "current_reply",
     "error_type",
     "is_cancel",
-    "loop_types",
     "msg_parts",
     "previous_span",
     "record_error",
@@ -91,6 +85,9 @@ def _fast_context() -> tuple[Any, Any, Any, Callable[[trace.Span, Any], Any]]:
 attach, detach, get_current, with_span = _fast_context()
 """The API's context functions, or their fast equivalents (see `_fast_context`)."""
 
+_RESUMES = (UserConfirmResultEvent, ExternalExecutionResultEvent, UserInterruptEvent)
+"""The input events that resume a paused reply."""
+
 _PROVIDERS = {
     "OpenAI": "openai",
     "Anthropic": "anthropic",
@@ -98,31 +95,6 @@ _PROVIDERS = {
     "DashScope": "dashscope",
     "Ollama": "ollama",
 }
-
-
-@cache
-def loop_types() -> SimpleNamespace:
-    """The resume events, deltas and blocks tracing tells apart (loaded once, on first use)."""
-    from tether import event, message, model  # above `middleware/`: see the module doc
-
-    return SimpleNamespace(
-        Resumes=(
-            event.UserConfirmResultEvent,
-            event.ExternalExecutionResultEvent,
-            event.UserInterruptEvent,
-        ),
-        ConfirmResult=event.UserConfirmResultEvent,
-        Usage=model.UsageDelta,
-        Stop=model.StopDelta,
-        Retry=model.RetryNotice,
-        Text=model.TextDelta,
-        ToolCall=model.ToolCallDelta,
-        cost=model.cost,
-        TextBlock=message.TextBlock,
-        ThinkingBlock=message.ThinkingBlock,
-        ToolCallBlock=message.ToolCallBlock,
-        ToolResultBlock=message.ToolResultBlock,
-    )
 
 
 def provider_name(model: Any, override: str | None) -> str:
@@ -171,14 +143,13 @@ def error_type(exc: BaseException) -> str:
 
 def msg_parts(blocks: list[Any]) -> list[dict[str, Any]]:
     """A message's blocks as the conventions' message parts (text redacted)."""
-    t = loop_types()
     parts: list[dict[str, Any]] = []
     for block in blocks:
-        if isinstance(block, t.TextBlock):
+        if isinstance(block, TextBlock):
             parts.append({"type": "text", "content": redact(block.text)})
-        elif isinstance(block, t.ThinkingBlock):
+        elif isinstance(block, ThinkingBlock):
             parts.append({"type": "reasoning", "content": redact(block.thinking)})
-        elif isinstance(block, t.ToolCallBlock):
+        elif isinstance(block, ToolCallBlock):
             parts.append(
                 {
                     "type": "tool_call",
@@ -187,7 +158,7 @@ def msg_parts(blocks: list[Any]) -> list[dict[str, Any]]:
                     "arguments": _args(block.input),
                 }
             )
-        elif isinstance(block, t.ToolResultBlock):
+        elif isinstance(block, ToolResultBlock):
             parts.append(
                 {"type": "tool_call_response", "id": block.id, "response": result_text(block)}
             )
@@ -301,8 +272,7 @@ class Resume:
 
 def resume_of(inputs: Any, state: Any) -> Resume | None:
     """How these inputs resume the state's reply, or None when they start a new one."""
-    t = loop_types()
-    if type(inputs) in t.Resumes:  # (a failed getattr on a Msg is slow; so is isinstance)
+    if type(inputs) in _RESUMES:  # (a failed getattr on a Msg is slow; so is isinstance)
         kind, reply_id = _RESUME_KINDS[str(inputs.type)], inputs.reply_id
     elif inputs is None and getattr(state, "reply", None) is not None:
         kind, reply_id = "continue", state.reply.reply_id
@@ -311,7 +281,7 @@ def resume_of(inputs: Any, state: Any) -> Resume | None:
     previous = previous_span(state, reply_id)
     links = [trace.Link(previous, {"tether.link.kind": "resumes"})] if previous else None
     decisions: dict[str, tuple[str, str, bool | None]] = {}
-    if type(inputs) is t.ConfirmResult:
+    if type(inputs) is UserConfirmResultEvent:
         for answer in inputs.confirm_results:
             why = "confirmed by the user" if answer.confirmed else "rejected by the user"
             decisions[answer.tool_call.id] = ("ask", why, answer.confirmed)

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel
 
 from tether import middleware
-from tether.context._compress import CompressionRequest, compress_context, may_need_compressing
-from tether.context._config import ContextConfig
+from tether.context import CompressionRequest, ContextConfig, compress_context
+from tether.context._compress import may_need_compressing
 from tether.context._truncate import fits_whole
 from tether.message import ContentBlock, HintBlock, Msg, SystemMsg, TextBlock
 from tether.middleware import chain_awaitable, overrides

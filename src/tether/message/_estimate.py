@@ -18,18 +18,19 @@ import re
 import string
 from functools import lru_cache
 
-from tether.message import (
+from tether.message._blocks import (
     ContentBlock,
     DataBlock,
     HintBlock,
-    Msg,
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
     ToolResultBlock,
 )
+from tether.message._msg import Msg
 
 __all__ = [
+    "BLOCK_OVERHEAD_TOKENS",
     "count_text_tokens",
     "estimate_block_tokens",
     "estimate_msg_tokens",
@@ -38,7 +39,9 @@ __all__ = [
 
 _IMAGE_TOKENS = 1_000
 _MSG_OVERHEAD = 4
-_BLOCK_OVERHEAD = 4
+BLOCK_OVERHEAD_TOKENS = 4
+"""What the estimate adds for a block beyond its text (its framing)."""
+_BLOCK_OVERHEAD = BLOCK_OVERHEAD_TOKENS
 
 _CJK_RANGES = "\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
 _CJK = re.compile(f"[{_CJK_RANGES}]")

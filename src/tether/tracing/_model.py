@@ -12,11 +12,13 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind
 
 from tether._log import get_logger, record, redact
-from tether.middleware._calls import ModelCall
-from tether.middleware._chain import close_stream
-from tether.middleware._metrics import Instruments
-from tether.middleware._tracing_base import TracingBase
-from tether.middleware._tracing_parts import (
+from tether._streams import close_stream
+from tether.middleware import ModelCall
+from tether.model import RetryNotice, StopDelta, TextDelta, ToolCallDelta, UsageDelta
+from tether.model import cost as price
+from tether.tracing._base import TracingBase
+from tether.tracing._metrics import Instruments
+from tether.tracing._parts import (
     REPLY_KEY,
     ReplyTrace,
     attach,
@@ -24,7 +26,6 @@ from tether.middleware._tracing_parts import (
     error_type,
     get_current,
     is_cancel,
-    loop_types,
     msg_parts,
     provider_name,
     record_error,
@@ -44,14 +45,13 @@ class _Kinds(dict[type, int]):
     """Item class → what `ModelWatch.see` does with it (worked out on first sight)."""
 
     def __missing__(self, cls: type) -> int:
-        t = loop_types()
         kind = IGNORED
         for known, meaning in (
-            (t.Usage, USAGE),
-            (t.Stop, STOP),
-            (t.Retry, RETRY),
-            (t.Text, PART),
-            (t.ToolCall, PART),
+            (UsageDelta, USAGE),
+            (StopDelta, STOP),
+            (RetryNotice, RETRY),
+            (TextDelta, PART),
+            (ToolCallDelta, PART),
         ):
             if issubclass(cls, known):
                 kind = meaning
@@ -150,18 +150,17 @@ class ModelWatch:
             ending["gen_ai.usage.cache_creation.input_tokens"] = usage.cache_write_tokens
             cost = usage.cost
             if cost is None:
-                cost = loop_types().cost(usage, self.response_model)
+                cost = price(usage, self.response_model)
             if cost is not None:
                 ending["tether.usage.cost"] = cost
         span.set_attributes(ending)
         return tokens, cost
 
     def _output(self) -> str:
-        t = loop_types()
-        text = "".join(p.text for p in self.parts if isinstance(p, t.Text))
+        text = "".join(p.text for p in self.parts if isinstance(p, TextDelta))
         calls: dict[int, dict[str, Any]] = {}
         for p in self.parts:
-            if isinstance(p, t.ToolCall):
+            if isinstance(p, ToolCallDelta):
                 entry = calls.setdefault(
                     p.index, {"type": "tool_call", "id": "", "name": "", "arguments": ""}
                 )

@@ -7,11 +7,11 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from tether.middleware import MiddlewareBase, chain_awaitable, overrides
-from tether.permission._engine import PermissionEngine
-from tether.permission._types import (
+from tether.permission import (
     PermissionBehavior,
     PermissionContext,
     PermissionDecision,
+    PermissionEngine,
     PermissionMode,
     PermissionRule,
 )

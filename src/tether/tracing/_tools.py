@@ -11,11 +11,11 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from tether._log import get_logger, record, redact, redact_repeated
-from tether.middleware._calls import ActingCall, PermissionCall
-from tether.middleware._chain import close_stream
-from tether.middleware._metrics import Instruments
-from tether.middleware._tracing_base import TracingBase
-from tether.middleware._tracing_parts import (
+from tether._streams import close_stream
+from tether.middleware import ActingCall, PermissionCall
+from tether.tracing._base import TracingBase
+from tether.tracing._metrics import Instruments
+from tether.tracing._parts import (
     REPLY_KEY,
     ReplyTrace,
     attach,

@@ -10,8 +10,8 @@ from typing import Any
 
 from opentelemetry import trace
 
-from tether.middleware._base import MiddlewareBase
-from tether.middleware._metrics import Instruments
+from tether.middleware import MiddlewareBase
+from tether.tracing._metrics import Instruments
 
 __all__ = ["TracingBase"]
 

@@ -1,0 +1,71 @@
+"""AG-UI's own JS client (`@ag-ui/client`'s `HttpAgent`, pinned) against `tether serve`.
+
+Its event verifier rejects any out-of-order stream, so every scenario passing means
+every stream was valid. Skipped without Node or the client (`tests/protocols/install.sh`
+installs it); required when `TETHER_REQUIRE_NODE` is set.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import Live
+
+ROOT = Path(__file__).resolve().parents[2]
+MODULES = ROOT / ".ci" / ".protocols" / "node_modules"
+SCRIPT = ROOT / "tests" / "protocols" / "agui_client.mjs"
+
+
+def _node() -> str:
+    node = shutil.which("node")
+    if node is None or not (MODULES / "@ag-ui" / "client").is_dir():
+        if os.environ.get("TETHER_REQUIRE_NODE"):
+            pytest.fail("node or @ag-ui/client is missing: run tests/protocols/install.sh")
+        pytest.skip("node or @ag-ui/client is not installed (tests/protocols/install.sh)")
+    return node
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+def test_agui_client_scenarios(live: Live, tmp_path: Path) -> None:
+    node = _node()
+    script = MODULES.parent / "agui_client.mjs"  # beside node_modules, so imports resolve
+    script.write_text(SCRIPT.read_text())
+    done = subprocess.run(
+        [node, str(script), live.url, "key-alice-0123456789"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    failed = {name: r["error"] for name, r in report.items() if not r["ok"]}
+    assert not failed, failed
+
+    text = report["text_and_thinking"]
+    assert text["outcome"] == "success" and text["text"] == "hello there "
+    assert text["types"].index("REASONING_START") < text["types"].index("TEXT_MESSAGE_START")
+
+    assert sorted(report["two_tool_calls"]["results"]) == ["tick 1", "tick 2"]
+
+    approve = report["interrupt_approve"]
+    assert (approve["first"], approve["reason"], approve["second"]) == (
+        "interrupt",
+        "tool_approval",
+        "success",
+    )
+    assert approve["results"] == ["saved approve"]
+    for rejected in ("interrupt_reject", "interrupt_cancel"):
+        assert report[rejected]["second"] == "success"
+        assert "saved" not in " ".join(report[rejected]["results"])
+    assert [line for line in live.runs() if line.startswith("save_note")] == ["save_note approve"]
+
+    front = report["frontend_tool"]
+    assert (front["pending"], front["name"], front["args"]) == (1, "set_colour", {"colour": "teal"})
+    assert front["second"] == "success" and front["text"] == "colour changed "

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Install the protocols' own JS clients, pinned, under .ci/.protocols (used by
+# tests/app_server/test_server_agui_client.py; .ci/run calls this).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+dir=.ci/.protocols
+agui_version=1.0.0
+if ! grep -qs "\"version\": \"$agui_version\"" "$dir/node_modules/@ag-ui/client/package.json"; then
+  mkdir -p "$dir"
+  [ -f "$dir/package.json" ] || echo '{"private": true, "type": "module"}' >"$dir/package.json"
+  npm install --prefix "$dir" --no-audit --no-fund --silent "@ag-ui/client@$agui_version"
+fi
