@@ -18,6 +18,7 @@ from tether.cli.chat._chat import Chat, Inputs, is_asking
 from tether.cli.chat._confirm import ask_confirmation
 from tether.cli.chat._input import LineInput
 from tether.cli.chat._mcp_command import prompt_text
+from tether.cli.chat._menu import choose
 from tether.cli.chat._render import ChatRenderer, safe
 from tether.cli.chat._sessions import tether_home
 from tether.cli.chat._slash import SlashContext, run_slash
@@ -69,7 +70,7 @@ class _Screen:
             if stopped:
                 return True
             if pause is not None:
-                answers = await ask_confirmation(pause, self.keys.answer, self.announce)
+                answers = await ask_confirmation(pause, self.keys.answer, self.announce, choose)
                 reasons += answers.reasons
                 inputs = answers.event
             elif reasons:
