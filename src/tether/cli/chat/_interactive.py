@@ -22,6 +22,7 @@ from tether.cli.chat._menu import choose
 from tether.cli.chat._render import ChatRenderer, safe
 from tether.cli.chat._sessions import tether_home
 from tether.cli.chat._slash import SlashContext, run_slash
+from tether.cli.chat._typeahead import TypeAhead
 from tether.cli.chat._views import model_label, status_line
 from tether.event import RequireUserConfirmEvent
 from tether.message import ToolCallBlock, UserMsg
@@ -38,6 +39,19 @@ class _Screen:
         self.render = ChatRenderer(self.console, chat.options.cwd)
         self.keys = LineInput(tether_home() / "history")
         self.slash = SlashContext(chat, self.console, self.keys.answer, self.switch)
+        self.ahead = TypeAhead(self.show_queued)
+
+    def show_queued(self, line: str) -> None:
+        """A line typed during a reply: shown at once, sent when the reply ends."""
+        self.render.queued(f"[dim]⧗ queued: {safe(line)} (sent when this reply ends)[/]")
+
+    async def next_line(self) -> str:
+        """The next queued line (echoed as if typed), else one read from the input line."""
+        if self.ahead.queued:
+            line = self.ahead.queued.pop(0)
+            self.console.print(Text(f"> {visible(line)}"))
+            return line
+        return await self.keys.message("> ", self.ahead.take_pending())
 
     async def switch(self, session_id: str) -> None:
         """Load another saved session; if it waits for a confirmation, ask now."""
@@ -84,7 +98,8 @@ class _Screen:
         task = asyncio.create_task(self.chat.stream(inputs, self.render))
         loop.add_signal_handler(signal.SIGINT, task.cancel)
         try:
-            await asyncio.wait([task])
+            with self.ahead.reading():
+                await asyncio.wait([task])
         finally:
             loop.remove_signal_handler(signal.SIGINT)
             self.render.close()
@@ -119,7 +134,7 @@ async def run_interactive(chat: Chat, first: str | None) -> int:
     while True:
         console.print(f"[dim]{safe(status_line(chat))}[/]")
         try:
-            line = await screen.keys.message("> ")
+            line = await screen.next_line()
         except KeyboardInterrupt:
             if interrupted:
                 break

@@ -119,6 +119,12 @@ class ChatRenderer:
         self._line_break()
         self.console.print(markup, highlight=False)
 
+    def queued(self, markup: str) -> None:
+        """A line above whatever is streaming, without ending it (a growing block stays)."""
+        if self._live is None:
+            self._line_break()
+        self.console.print(markup, highlight=False)
+
     # -- growing blocks ------------------------------------------------------------------
 
     def _open(self, *, thinking: bool) -> None:
