@@ -45,9 +45,20 @@ def path_without(tmp_path: Path, program: str) -> str:
             continue
         for entry in os.scandir(directory):
             link = folder / entry.name
-            if entry.name != program and not link.exists():
+            # lexists: a broken symlink in PATH (seen twice) must not be linked again
+            if entry.name != program and not os.path.lexists(link):
                 link.symlink_to(entry.path)
     return str(folder)
+
+
+def test_path_without_tolerates_broken_symlinks(tmp_path: Path, monkeypatch) -> None:
+    odd = tmp_path / "odd"
+    odd.mkdir()
+    (odd / "dangling").symlink_to(odd / "nowhere")
+    (odd / "bwrap").write_text("")
+    monkeypatch.setenv("PATH", os.pathsep.join([str(odd), str(odd), "/usr/bin"]))
+    folder = Path(path_without(tmp_path, "bwrap"))
+    assert os.path.islink(folder / "dangling") and not (folder / "bwrap").exists()
 
 
 @pytest.mark.parametrize("required", ["0", "1"])

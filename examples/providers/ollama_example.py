@@ -19,7 +19,7 @@ import os
 import sys
 
 from tether.agent import Agent
-from tether.errors import ModelAuthenticationError
+from tether.errors import ModelAuthenticationError, ModelRetryableError
 from tether.event import TextBlockDeltaEvent, ToolCallEndEvent
 from tether.message import UserMsg
 from tether.model import OllamaChatModel
@@ -50,8 +50,8 @@ async def main() -> int:
                 print(event.delta, end="", flush=True)
             elif isinstance(event, ToolCallEndEvent):
                 print(f"[calling {event.tool_call.name}({event.tool_call.input})]")
-    except ModelAuthenticationError as error:
-        print(error, file=sys.stderr)  # says which environment variable to set
+    except (ModelAuthenticationError, ModelRetryableError) as error:
+        print(error, file=sys.stderr)  # says which variable to set, or where no server answered
         return 1
     finally:
         await model.aclose()

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from tether.tool import FunctionTool, Toolkit
     from tether.tool._function import tool
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"
 
 __all__ = [
     "Agent",

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
+import tomllib
 from collections.abc import Callable
-from importlib.metadata import version
 from pathlib import Path
 
 import pytest
 
+import tether as tether_package
 from tether.cli import _main as cli_main
 from tether.errors import ConfigError
 
@@ -30,7 +32,14 @@ def tether(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[s
 def test_version_is_the_package_version() -> None:
     out = tether("--version")
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == f"tether {version('tether')}"
+    assert out.stdout.strip() == f"tether {tether_package.__version__}"
+    root = Path(__file__).parents[2]
+    declared = tomllib.loads((root / "pyproject.toml").read_text())["project"]["version"]
+    assert declared == tether_package.__version__
+    # the docs' "new in X" notes name the release being made, the version's base
+    for page in ("how-to/terminal.md", "how-to/serving.md"):
+        for found in re.findall(r"new in (\d+\.\d+\.\d+)", (root / "docs" / page).read_text()):
+            assert tether_package.__version__.startswith(found), page
 
 
 def test_python_dash_m_tether_is_the_command() -> None:

@@ -104,3 +104,19 @@ def test_names_of_provider_modules_are_rendered_under_tether_model(site: Path, m
     html = (site / "reference" / "model" / "index.html").read_text(encoding="utf-8")
     for name in importlib.import_module(module).__all__:
         assert f'id="tether.model.{name}"' in html
+
+
+def test_search_ranks_concept_pages_above_decision_logs(site: Path) -> None:
+    import json
+
+    docs = json.loads((site / "search" / "search_index.json").read_text())["docs"]
+    boosts = {d["location"].split("#")[0]: d.get("boost", 1) for d in docs}
+    decisions = {k: v for k, v in boosts.items() if k.startswith("decisions")}
+    concepts = {k: v for k, v in boosts.items() if k.startswith("concepts/")}
+    assert decisions and concepts
+    assert max(decisions.values()) < 1 < min(concepts.values())
+
+
+def test_the_agent_page_opens_with_agent(site: Path) -> None:
+    ids = re.findall(r'id="tether\.agent\.(\w+)"', rendered(site, "tether.agent"))
+    assert ids[:3] == ["Agent", "ReActConfig", "ModelConfig"]

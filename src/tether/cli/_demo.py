@@ -87,17 +87,16 @@ def _script() -> list[AssistantMsg]:
     ]
 
 
-async def _storage(db: str | None) -> Any:
+async def _storage(path: str) -> Any:
     try:
         from tether.app.storage import SQLiteStorage
     except ImportError:  # pragma: no cover  # storage is part of the package
         return None
-    path = db or str(Path(tempfile.mkdtemp(prefix="tether-demo-")) / "sessions.db")
     return SQLiteStorage(path)
 
 
-def _prepare(workdir: str | None) -> Path:
-    folder = Path(workdir or tempfile.mkdtemp(prefix="tether-notes-"))
+def _prepare(workdir: str) -> Path:
+    folder = Path(workdir)
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 
@@ -107,7 +106,18 @@ def _note_names(folder: Path) -> list[str]:
 
 
 async def run_demo(db: str | None = None, workdir: str | None = None) -> int:
-    """Run the demo; returns the exit status."""
+    """Run the demo; returns the exit status.
+
+    Without `db` or `workdir`, they live in a temporary folder removed at the end.
+    """
+    with tempfile.TemporaryDirectory(prefix="tether-demo-") as scratch:
+        kept = "" if db and workdir else f" (in {scratch}, removed now)"
+        return await _tour(
+            db or str(Path(scratch) / "sessions.db"), workdir or str(Path(scratch) / "notes"), kept
+        )
+
+
+async def _tour(db: str, workdir: str, kept: str) -> int:  # one story, told in order
     from rich.console import Console
 
     from tether.cli._render import EventRenderer
@@ -172,7 +182,7 @@ async def run_demo(db: str | None = None, workdir: str | None = None) -> int:
     model.assert_complete()
     notes = _note_names(folder)
     console.rule("done")
-    console.print(f"notes in {folder}: {notes}")
+    console.print(f"notes in {folder}: {notes}{kept}")
     console.print(
         f"remembered rules: {[str(r) for r in agent.state.permission_context.allow_rules]}"
     )

@@ -34,12 +34,9 @@ _USER_ERRORS = (TetherError, OSError)
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version  # scans every installed dist
+    from tether import __version__  # the source's own, also in an editable install
 
-    try:
-        return version("tether")
-    except PackageNotFoundError:  # pragma: no cover  # running from a source tree
-        return "unknown"
+    return __version__
 
 
 class _VersionAction(argparse.Action):

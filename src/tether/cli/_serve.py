@@ -8,6 +8,8 @@ import os
 import sys
 from typing import Any
 
+from tether.cli._serve_check import check_agents, check_port, check_storage, safe_url
+
 __all__ = ["add_serve_parser", "app_from_env"]
 
 _ENV = "TETHER_SERVE_CONFIG"
@@ -61,7 +63,7 @@ def _fail(message: str) -> int:
 
 def run_serve(args: argparse.Namespace) -> int:
     """Check the options, say how the service runs, and run uvicorn."""
-    from tether.errors import ConfigError, MissingDependencyError
+    from tether.errors import ConfigError, MissingDependencyError, TetherError
 
     try:
         import uvicorn
@@ -88,12 +90,18 @@ def run_serve(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         return _fail(str(exc))
     host = args.host
+    if not keys and host not in ("127.0.0.1", "localhost"):
+        return _fail(
+            f"no API keys: refusing to bind {host!r}; give --api-keys-file (or "
+            "TETHER_API_KEYS), or bind 127.0.0.1"
+        )
+    try:  # everything a worker would fail on, before the URL is announced
+        check_port(host, args.port)
+        check_agents(args.agents, args.model)
+        check_storage(args.storage, args.redis_prefix)
+    except TetherError as exc:
+        return _fail(" ".join(str(exc).split()))
     if not keys:
-        if host not in ("127.0.0.1", "localhost"):
-            return _fail(
-                f"no API keys: refusing to bind {host!r}; give --api-keys-file (or "
-                "TETHER_API_KEYS), or bind 127.0.0.1"
-            )
         hosts = args.allowed_hosts or f"localhost, 127.0.0.1 and [::1] on port {args.port}"
         ceiling = args.max_permission_mode or "accept_edits"
         print(
@@ -108,7 +116,7 @@ def run_serve(args: argparse.Namespace) -> int:
     )
     print(
         f"tether serve: {who} on http://{host}:{args.port} ({args.workers} worker(s), "
-        f"storage {_safe(args.storage)})",
+        f"storage {safe_url(args.storage)})",
         file=sys.stderr,
     )
     uvicorn.run(
@@ -138,14 +146,6 @@ _CONFIG_KEYS = (
     "allowed_hosts",
     "max_permission_mode",
 )
-
-
-def _safe(url: str) -> str:
-    """The URL without a password."""
-    if "@" in url:
-        scheme, _, rest = url.partition("://")
-        return f"{scheme}://***@{rest.split('@', 1)[1]}"
-    return url
 
 
 def app_from_env() -> Any:

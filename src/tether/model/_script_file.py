@@ -8,6 +8,7 @@
       input: {command: date}
 - error: "ConnectionError: down"         # this call raises the exception
 - text: It is Tuesday.
+  usage: {input_tokens: 300, output_tokens: 12}   # optional: the tokens the call reports
 ```
 """
 
@@ -21,11 +22,19 @@ from typing import Any
 from tether import errors
 from tether._ids import new_id
 from tether.errors import ScriptFileError
-from tether.message import AssistantMsg, ContentBlock, Msg, TextBlock, ThinkingBlock, ToolCallBlock
+from tether.message import (
+    AssistantMsg,
+    ChatUsage,
+    ContentBlock,
+    Msg,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+)
 
 __all__ = ["load_script"]
 
-_STEP_KEYS = frozenset({"thinking", "text", "tool_calls", "error"})
+_STEP_KEYS = frozenset({"thinking", "text", "tool_calls", "error", "usage"})
 
 
 def load_script(path: str | Path) -> list[Msg | BaseException]:
@@ -75,7 +84,8 @@ def _step(where: Path, index: int, item: Any) -> Msg | BaseException:
     unknown = sorted(str(k) for k in item if k not in _STEP_KEYS)
     if unknown:
         raise ScriptFileError(
-            f"{at} has unknown keys {unknown}; use `thinking`, `text`, `tool_calls` or `error`"
+            f"{at} has unknown keys {unknown}; use `thinking`, `text`, `tool_calls`, `usage` "
+            "or `error`"
         )
     if "error" in item:
         if len(item) > 1:
@@ -89,7 +99,22 @@ def _step(where: Path, index: int, item: Any) -> Msg | BaseException:
             blocks.append(block(**{key: item[key]}))
     blocks += [_call(at, n, c) for n, c in enumerate(_list(at, item.get("tool_calls", [])))]
     msg: Msg = AssistantMsg("assistant", blocks)
+    if "usage" in item:
+        msg.usage = _usage(at, item["usage"])
     return msg
+
+
+def _usage(at: str, value: Any) -> ChatUsage:
+    keys = ("input_tokens", "output_tokens")
+    if (
+        not isinstance(value, dict)
+        or set(value) - set(keys)
+        or not all(isinstance(v, int) and v >= 0 for v in value.values())
+    ):
+        raise ScriptFileError(
+            f"{at}: `usage` must be a mapping of `input_tokens` and `output_tokens` counts"
+        )
+    return ChatUsage(**value)
 
 
 def _list(at: str, value: Any) -> list[Any]:

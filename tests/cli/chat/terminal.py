@@ -94,6 +94,10 @@ class Terminal:
         """Type a line and press Enter."""
         self.child.send(line + "\r")
 
+    def key(self, keys: str) -> None:
+        """Press keys without Enter (a single-key menu answers at once)."""
+        self.child.send(keys)
+
     def ctrl(self, key: str) -> None:
         """Press Ctrl+`key`."""
         self.child.sendcontrol(key)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tether.cli.chat._confirm import ask_confirmation, question
+from tether.cli.chat._confirm import ask_confirmation, choices, question
 from tether.event import RequireUserConfirmEvent, UserConfirmResultEvent, UserInterruptEvent
 from tether.message import ToolCallBlock
 from tether.permission import PermissionRule
@@ -37,8 +37,8 @@ BASH = ToolCallBlock(id="c2", name="Bash", input=json.dumps({"command": "make"})
 
 def test_question_names_the_tool_summary_and_rule() -> None:
     assert question(WRITE) == (
-        "Allow Write a.md? [y]es / [a]lways (Write(/a.md)) / [n]o, tell it why / [e]dit "
-    )
+        "Allow Write a.md? [y]es / [a]lways (Write(./a.md)) / [n]o, tell it why / [e]dit "
+    )  # the rule's path reads from the work dir; the rule itself stays Write(/a.md)
     assert "[a]lways" not in question(BASH)  # nothing to suggest: no "always"
 
 
@@ -68,3 +68,28 @@ async def test_ctrl_c_interrupts_the_paused_reply() -> None:
     ask, _ = _answers("y", "^C")
     answers = await ask_confirmation(_pause(WRITE, BASH), ask)
     assert isinstance(answers.event, UserInterruptEvent) and answers.event.reply_id == "r1"
+
+
+def test_menu_choices_offer_always_only_with_a_rule() -> None:
+    assert choices(WRITE) == [
+        ("y", "Yes"),
+        ("a", "Yes, and always allow Write(./a.md)"),
+        ("n", "No, and tell it why"),
+        ("e", "Edit the call, then run it"),
+    ]
+    assert [key for key, _ in choices(BASH)] == ["y", "n", "e"]
+
+
+async def test_a_menu_answer_and_a_typed_reason() -> None:
+    ask, asked = _answers("not needed")
+    shown: list[str] = []
+
+    async def choose(text: str, options: list[tuple[str, str]]) -> str:
+        shown.append(text)
+        return "n"
+
+    answers = await ask_confirmation(_pause(BASH), ask, choose=choose)
+    assert shown == ["Allow Bash make? [y]es / [n]o, tell it why / [e]dit"]
+    assert not answers.event.confirm_results[0].confirmed
+    assert answers.reasons == ["I declined the Bash call (make): not needed"]
+    assert asked == [("Tell it why (Enter to just say no): ", "")]

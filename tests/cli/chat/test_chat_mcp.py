@@ -72,7 +72,7 @@ def test_untrusted_server_asks_before_its_read_only_tool(terminal, script, proje
     term.prompt_ready(1)
     term.type("what time is it in Tokyo?")
     term.wait_for(r"Allow mcp__time__get_current_time")  # its readOnlyHint is not trusted
-    term.type("y")
+    term.key("y")
     screen = term.wait_for("That is the time in Tokyo.")
     assert '⎿ success { "timezone": "Asia/Tokyo", "datetime": "' in screen
     assert term.leave() == 0

@@ -62,9 +62,11 @@ def test_openai_streaming_tool_calls_ask_then_always(
     term.prompt_ready(1)
     term.type("create first.txt")
     term.wait_for(r"Allow Bash touch first.txt\? \[y\]es / \[a\]lways \(Bash\(touch:\*\)\)")
-    term.type("a")
+    term.key("a")
     term.wait_for("Created first.txt.")
-    screen = term.wait_for(r"openai:gpt-4o · 1\.3k/128\.0k tokens · mode default")
+    screen = term.wait_for(
+        r"openai:gpt-4o · context 1\.3k/128\.0k · 2\.5k tokens this session · mode default"
+    )
     assert "● Bash(touch first.txt)" in screen
     term.type("now second.txt")
     term.wait_for("Created second.txt too.")

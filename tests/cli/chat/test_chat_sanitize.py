@@ -88,7 +88,7 @@ def test_nothing_reaches_the_terminal_raw(tmp_path, home, project, hostile_files
         term.prompt_ready(1)
         term.type("go")
         screen = term.wait_for(r"Allow Bash touch")
-        term.type("y")
+        term.key("y")
         term.wait_for("after")
         screen = "\n".join(term.transcript())
         assert term.leave() == 0

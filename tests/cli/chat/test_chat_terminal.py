@@ -33,7 +33,7 @@ def test_always_allows_the_next_matching_call(terminal, script, project: Path) -
     term.type("make one")
     screen = term.wait_for(r"\[e\]dit")
     assert "Allow Bash touch one.txt? [y]es / [a]lways (Bash(touch:*))" in screen
-    term.type("a")
+    term.key("a")
     term.wait_for("Made one.")
     term.prompt_ready(2)
     term.type("make two")
@@ -82,7 +82,7 @@ def test_no_with_a_reason_reaches_the_model(terminal, script, home: Path, projec
     term.prompt_ready(1)
     term.type("clean up")
     term.wait_for(r"Allow Bash rm -r build\?")
-    term.type("n")
+    term.key("n")
     term.wait_for("Tell it why")
     term.type("the build folder is needed for the release")
     term.wait_for("I will keep the build folder")
@@ -107,7 +107,7 @@ def test_edit_changes_the_command_before_it_runs(terminal, script, project: Path
     term.prompt_ready(1)
     term.type("make a file")
     term.wait_for(r"\[e\]dit")
-    term.type("e")
+    term.key("e")
     term.wait_for("Command: touch wrong.txt")
     term.ctrl("u")  # clear the pre-filled command
     term.type("touch right.txt")
@@ -213,10 +213,10 @@ def test_write_and_edit_show_a_diff(terminal, script, project: Path) -> None:
     term.type("edit it")
     screen = term.wait_for("Edited and written.")
     assert "● Read(notes.md)" in screen and "⎿ success 2 lines" in screen
-    assert "● Edit(notes.md)\n    @@ -1 +1 @@\n    -beta\n    +gamma" in screen
-    assert "● Write(new.md)\n    @@ -0,0 +1 @@\n    +fresh" in screen
+    assert "● Edit(notes.md)\n    1   alpha\n    2 - beta\n    2 + gamma" in screen
+    assert "● Write(new.md)\n    1 + fresh" in screen
     assert (project / "notes.md").read_text() == "alpha\ngamma\n"
-    row = screen.splitlines().index("    -beta")
+    row = screen.splitlines().index("    2 - beta")
     cells = term.screen.buffer
     assert cells[row][4].fg == "red" and cells[row + 1][4].fg == "green"
     assert term.leave() == 0

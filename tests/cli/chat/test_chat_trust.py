@@ -280,7 +280,7 @@ def test_untrusted_in_a_terminal_asks_and_starts_nothing(terminal, home, project
     term.wait_for(r"Allow Bash touch marker_bash\?")  # its allow rule and bypass are ignored
     assert _processes_with(hostile_repo) == []
     assert _markers(project) == []
-    term.type("n")
+    term.key("n")
     term.wait_for("Tell it why")
     term.type("")
     term.wait_for("⎿ denied")
@@ -320,7 +320,7 @@ def test_trusted_in_a_terminal_then_a_new_server_asks_again(
     term.prompt_ready(3)
     term.type("what time is it?")
     term.wait_for(r"Allow mcp__time__get_current_time")  # its server started: asks
-    term.type("y")
+    term.key("y")
     term.wait_for("Time told.")
     assert {"marker_mcp", "marker_x"} <= set(_markers(project))
     assert term.leave() == 0

@@ -100,3 +100,17 @@ def test_missing_and_broken_json_files(tmp_path: Path) -> None:
         ScriptedChatModel.from_file(tmp_path / "absent.yaml")
     with pytest.raises(ScriptFileError, match="not valid JSON"):
         ScriptedChatModel.from_file(_write(tmp_path, "[{", "s.json"))
+
+
+async def test_a_step_can_report_usage(tmp_path: Path) -> None:
+    path = _write(tmp_path, "- text: Hi.\n  usage: {input_tokens: 300, output_tokens: 56}\n")
+    agent = Agent("a", "Be brief.", ScriptedChatModel.from_file(path))
+    await agent.reply(UserMsg("user", "hello"))
+    assert (agent.state.usage.input_tokens, agent.state.usage.output_tokens) == (300, 56)
+
+
+@pytest.mark.parametrize("usage", ["12", "{input_tokens: -1}", "{tokens: 3}"])
+def test_a_bad_usage_names_the_step(tmp_path: Path, usage: str) -> None:
+    path = _write(tmp_path, f"- text: Hi.\n  usage: {usage}\n")
+    with pytest.raises(ScriptFileError, match="step 0 .*`usage` must be a mapping"):
+        ScriptedChatModel.from_file(path)

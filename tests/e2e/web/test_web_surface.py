@@ -222,3 +222,16 @@ def test_the_page_works_under_a_strict_content_security_policy(ui: UI, server: S
     expect(chat.locator("pre code .tok-keyword").first).to_have_text("def")
     assert page.evaluate("document.querySelector('link[rel=icon]').href").endswith("/icon.svg")
     assert httpx.get(f"{server.url}/icon.svg").headers["content-type"].startswith("image/svg+xml")
+
+
+def test_a_on_a_focused_confirmation_allows_always(ui: UI, server: Server) -> None:
+    page = open_chat(ui, server)
+    send(page, "make dirs, always")
+    panel = page.get_by_role("region", name="Confirmation")
+    expect(panel).to_be_visible()
+    panel.get_by_role("button", name="Allow once", exact=True).focus()
+    page.keyboard.press("a")
+    expect(conversation(page)).to_contain_text("Ran 2 commands.")
+    done = conversation(page).get_by_role("article", name="Bash tool call, done")
+    expect(done).to_have_count(2)  # the rule chosen by the key covered the second call
+    expect(panel).to_have_count(0)

@@ -133,6 +133,12 @@ ReplyInput = (
 )
 
 
+_INPUT_SHAPES = (
+    '`input` must be a message (`{"role": "user", "content": "hi"}`), a list of messages, '
+    'a resume event (an object with a `"type"`) or null'
+)
+
+
 class ReplyRequest(_Body):
     """`POST /v1/sessions/{id}/replies`: a message (or list) starts a reply; an event resumes.
 
@@ -152,6 +158,10 @@ class ReplyRequest(_Body):
 
         if isinstance(value, list):
             return [fill(v) for v in value]
+        if value is not None and not isinstance(value, dict):  # e.g. "hi": one clear error
+            raise ValueError(_INPUT_SHAPES + f"; got {type(value).__name__} {value!r:.40}")
+        if isinstance(value, dict) and not {"type", "role", "name"} & set(value):
+            raise ValueError(_INPUT_SHAPES + f"; got an object with keys {sorted(value)[:5]}")
         return fill(value)
 
 

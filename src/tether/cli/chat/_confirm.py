@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from tether.cli._sanitize import visible
-from tether.cli.chat._calls import call_arguments, call_summary
+from tether.cli.chat._calls import call_arguments, call_summary, rule_label
 from tether.event import (
     ConfirmResult,
     RequireUserConfirmEvent,
@@ -16,10 +16,12 @@ from tether.event import (
 )
 from tether.message import ToolCallBlock
 
-__all__ = ["Announce", "Ask", "Answers", "ask_confirmation", "question"]
+__all__ = ["Announce", "Answers", "Ask", "Choose", "ask_confirmation", "choices", "question"]
 
 Ask = Callable[[str, str], Awaitable[str]]
 """Reads one line: `await ask(message, default)`; raises `KeyboardInterrupt`/`EOFError`."""
+Choose = Callable[[str, list[tuple[str, str]]], Awaitable[str]]
+"""Shows a question with `(key, label)` answers; the key chosen (a single-key menu)."""
 Announce = Callable[[ToolCallBlock], None]
 """Draws the header of a question (after all output, in a style output cannot take)."""
 
@@ -36,7 +38,7 @@ class Answers:
 
 def question(call: ToolCallBlock) -> str:
     """`Allow Bash git status? [y]es / [a]lways (Bash(git status)) / [n]o, tell it why / [e]dit`."""
-    rules = visible(", ".join(str(r) for r in call.suggested_rules))
+    rules = visible(", ".join(rule_label(r) for r in call.suggested_rules))
     always = f" / [a]lways ({rules})" if rules else ""
     path = call.metadata.get("agent_path")  # a sub-agent's call: name who asks
     who = f"{' › '.join(visible(str(n)) for n in path)} asks: " if path else ""
@@ -46,17 +48,35 @@ def question(call: ToolCallBlock) -> str:
     )
 
 
+def choices(call: ToolCallBlock) -> list[tuple[str, str]]:
+    """The menu's answers: yes, always (when a rule is suggested), no, edit."""
+    rules = visible(", ".join(rule_label(r) for r in call.suggested_rules))
+    always = [("a", f"Yes, and always allow {rules}")] if rules else []
+    return [
+        ("y", "Yes"),
+        *always,
+        ("n", "No, and tell it why"),
+        ("e", "Edit the call, then run it"),
+    ]
+
+
 async def ask_confirmation(
-    pause: RequireUserConfirmEvent, ask: Ask, announce: Announce | None = None
+    pause: RequireUserConfirmEvent,
+    ask: Ask,
+    announce: Announce | None = None,
+    choose: Choose | None = None,
 ) -> Answers:
-    """Ask about each call of `pause`; Ctrl+C interrupts the paused reply instead."""
+    """Ask about each call of `pause`; Ctrl+C interrupts the paused reply instead.
+
+    With `choose`, each call is a single-key menu; without, a typed line (`y`, `a`, ...).
+    """
     results: list[ConfirmResult] = []
     reasons: list[str] = []
     try:
         for call in pause.tool_calls:
             if announce is not None:
                 announce(call)
-            result, reason = await _one(call, ask)
+            result, reason = await _one(call, ask, choose)
             results.append(result)
             if reason:
                 reasons.append(f"I declined the {call.name} call ({call_summary(call)}): {reason}")
@@ -67,9 +87,12 @@ async def ask_confirmation(
     )
 
 
-async def _one(call: ToolCallBlock, ask: Ask) -> tuple[ConfirmResult, str]:
+async def _one(call: ToolCallBlock, ask: Ask, choose: Choose | None) -> tuple[ConfirmResult, str]:
     while True:
-        answer = (await ask(question(call), "")).strip().lower()
+        if choose is not None:
+            answer = await choose(question(call).rstrip(), choices(call))
+        else:
+            answer = (await ask(question(call), "")).strip().lower()
         if answer in ("y", "yes"):
             return ConfirmResult(confirmed=True, tool_call=call), ""
         if answer in ("a", "always") and call.suggested_rules:

@@ -28,9 +28,9 @@ class LineInput:
         )
         self._answer: PromptSession[str] = PromptSession(history=InMemoryHistory())
 
-    async def message(self, prompt: str) -> str:
-        """The user's next message (kept in the history)."""
-        return await self._message.prompt_async(prompt)
+    async def message(self, prompt: str, default: str = "") -> str:
+        """The user's next message (kept in the history), optionally begun already."""
+        return await self._message.prompt_async(prompt, default=default)
 
     async def answer(self, prompt: str, default: str = "") -> str:
         """A short answer (not kept in the history), optionally pre-filled for editing."""

@@ -20,9 +20,11 @@ from tether.cli.chat._input import LineInput
 from tether.cli.chat._mcp_attach import attach_resources
 from tether.cli.chat._mcp_command import prompt_text
 from tether.cli.chat._mcp_questions import ServerQuestions, answer_by_terminal
+from tether.cli.chat._menu import choose
 from tether.cli.chat._render import ChatRenderer, safe
 from tether.cli.chat._sessions import tether_home
 from tether.cli.chat._slash import SlashContext, run_slash
+from tether.cli.chat._typeahead import TypeAhead
 from tether.cli.chat._views import model_label, status_line
 from tether.event import AgentEvent, RequireUserConfirmEvent
 from tether.message import ToolCallBlock, UserMsg
@@ -39,7 +41,13 @@ class _Screen:
         self.render = ChatRenderer(self.console, chat.options.cwd)
         self.keys = LineInput(tether_home() / "history")
         self.slash = SlashContext(chat, self.console, self.keys.answer, self.switch)
-        self.questions = ServerQuestions(self.keys.answer, self.say)
+        self.questions = ServerQuestions(self.ask_during_reply, self.say)
+        self.ahead = TypeAhead(self.show_queued)
+
+    async def ask_during_reply(self, question: str, default: str) -> str:
+        """A server's question: the terminal is the question's while it is asked."""
+        with self.ahead.paused():
+            return await self.keys.answer(question, default)
 
     def say(self, line: str) -> None:
         """A plain line of its own (an MCP server's question)."""
@@ -50,6 +58,18 @@ class _Screen:
         """Show the event; a server's question is asked while the call waits."""
         self.render(event)
         self.questions.see(event)
+
+    def show_queued(self, line: str) -> None:
+        """A line typed during a reply: shown at once, sent when the reply ends."""
+        self.render.queued(f"[dim]⧗ queued: {safe(line)} (sent when this reply ends)[/]")
+
+    async def next_line(self) -> str:
+        """The next queued line (echoed as if typed), else one read from the input line."""
+        if self.ahead.queued:
+            line = self.ahead.queued.pop(0)
+            self.console.print(Text(f"> {visible(line)}"))
+            return line
+        return await self.keys.message("> ", self.ahead.take_pending())
 
     async def switch(self, session_id: str) -> None:
         """Load another saved session; if it waits for a confirmation, ask now."""
@@ -82,7 +102,7 @@ class _Screen:
             if stopped:
                 return True
             if pause is not None:
-                answers = await ask_confirmation(pause, self.keys.answer, self.announce)
+                answers = await ask_confirmation(pause, self.keys.answer, self.announce, choose)
                 reasons += answers.reasons
                 inputs = answers.event
             elif reasons:
@@ -96,7 +116,8 @@ class _Screen:
         task = asyncio.create_task(self.chat.stream(inputs, self.on_event))
         loop.add_signal_handler(signal.SIGINT, task.cancel)
         try:
-            await asyncio.wait([task])
+            with self.ahead.reading():
+                await asyncio.wait([task])
         finally:
             loop.remove_signal_handler(signal.SIGINT)
             self.questions.stop()
@@ -133,7 +154,7 @@ async def run_interactive(chat: Chat, first: str | None) -> int:
     while True:
         console.print(f"[dim]{safe(status_line(chat))}[/]")
         try:
-            line = await screen.keys.message("> ")
+            line = await screen.next_line()
         except KeyboardInterrupt:
             if interrupted:
                 break

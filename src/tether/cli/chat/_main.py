@@ -25,7 +25,7 @@ from tether.cli.chat._instructions import load_instructions
 from tether.cli.chat._model import resolve_model
 from tether.cli.chat._sessions import SessionStore
 from tether.cli.chat._trust_ask import settle_trust
-from tether.errors import ChatConfigError, ConfigError, StorageError
+from tether.errors import ChatConfigError, ConfigError, MissingDependencyError, StorageError
 from tether.message import AssistantMsg, SystemMsg, UserMsg
 from tether.state import AgentState
 
@@ -36,7 +36,7 @@ def run_chat(args: argparse.Namespace) -> int:
     """Run `tether chat`; a bad flag, config or missing key is one line and exit 2."""
     try:
         return asyncio.run(_run(args))
-    except (ConfigError, StorageError) as exc:
+    except (ConfigError, StorageError, MissingDependencyError) as exc:
         print(f"tether chat: {visible(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -72,6 +72,16 @@ async def _options(args: argparse.Namespace, headless: bool) -> ChatOptions:
     )
 
 
+def _need_prompt_toolkit() -> None:
+    """The terminal chat reads keys through prompt-toolkit (the `cli` extra): say so first."""
+    try:
+        import prompt_toolkit  # noqa: F401  # loaded now so a missing extra is one line
+    except ModuleNotFoundError:
+        raise MissingDependencyError(
+            "prompt_toolkit", "cli", "the interactive `tether chat`"
+        ) from None
+
+
 async def _ask(message: str, default: str) -> str:
     """One answer from the keyboard (prompt-toolkit loads only when a question is asked)."""
     from tether.cli.chat._input import LineInput
@@ -99,6 +109,8 @@ async def _state(args: argparse.Namespace, store: SessionStore) -> AgentState | 
 async def _run(args: argparse.Namespace) -> int:
     build_schemas(UserMsg, AssistantMsg, SystemMsg, AgentState)  # each once, innermost first
     headless = bool(args.headless) or not sys.stdin.isatty()
+    if not headless:
+        _need_prompt_toolkit()
     options = await _options(args, headless)
     prompt = _prompt(args, headless)
     model, spec = resolve_model(args.model, options.settings.model)

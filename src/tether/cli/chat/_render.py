@@ -45,6 +45,7 @@ __all__ = ["ChatRenderer", "safe"]
 _REFRESH = 0.05
 """Seconds between two redraws of a growing block."""
 _RESULT_COLOURS = {ToolResultState.SUCCESS: "green", ToolResultState.DENIED: "yellow"}
+_DIFF_STYLES = {"-": "red", "+": "green"}
 
 
 def safe(value: object) -> str:
@@ -122,6 +123,12 @@ class ChatRenderer:
         self._line_break()
         self.console.print(markup, highlight=False)
 
+    def queued(self, markup: str) -> None:
+        """A line above whatever is streaming, without ending it (a growing block stays)."""
+        if self._live is None:
+            self._line_break()
+        self.console.print(markup, highlight=False)
+
     # -- growing blocks ------------------------------------------------------------------
 
     def _open(self, *, thinking: bool) -> None:
@@ -174,8 +181,8 @@ class ChatRenderer:
         line.append(visible(call.name), style="bold")
         line.append(f"({visible(call_summary(call))})")
         self.console.print(line)
-        for diff in call_diff(call, self.cwd):
-            style = "red" if diff.startswith("-") else "green" if diff.startswith("+") else "dim"
+        for kind, diff in call_diff(call, self.cwd):
+            style = _DIFF_STYLES.get(kind, "dim")
             self.console.print(Text("    " + visible(diff), style=style))
 
     def _output(self, call_id: str, delta: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tether.cli.chat._chat import Chat
@@ -30,40 +31,65 @@ def model_label(spec: str) -> str:
 
 
 def status_line(chat: Chat) -> str:
-    """`openai:gpt-4o · 1.2k/128.0k tokens · mode default`."""
+    """`openai:gpt-4o · context 1.2k/128.0k · 2.5k tokens this session · mode default`.
+
+    The context figure is `/context`'s total, the session figure `/cost`'s.
+    """
     state = chat.agent.state
-    window = chat.agent.model.context_length
+    window = _k(chat.agent.model.context_length)
     mode = state.permission_context.mode.value
-    used = f"{_k(state.estimated_tokens)}/{_k(window)} tokens"
-    return f"{model_label(chat.model_spec)} · {used} · mode {mode}"
+    used = _k(sum(context_parts(chat).values()))
+    spent = _k(state.usage.input_tokens + state.usage.output_tokens)
+    return f"{model_label(chat.model_spec)} · context {used}/{window} · {spent} tokens this session · mode {mode}"
 
 
-async def context_lines(chat: Chat) -> list[str]:
-    """The window split by what fills it (estimates)."""
+def context_parts(chat: Chat) -> dict[str, int]:
+    """The context split by what fills it; the parts sum to the context's size.
+
+    Before the model reports a count, every part is an estimate. Once it has, the size is
+    its count plus estimates of what came after (`AgentState.estimated_tokens`), and the
+    difference from the estimated parts (tool definitions, framing, estimate error) is a
+    part of its own.
+    """
     state = chat.agent.state
     parts = {"system prompt": estimate_text_tokens(chat.agent.system_prompt)}
+    parts["tools"] = sum(
+        estimate_text_tokens(json.dumps(tool.json_schema()))
+        for tool in chat.agent.toolkit.tools.values()
+    )
     parts["summary"] = estimate_text_tokens(state.summary or "")
     kinds = {"user messages": 0, "text": 0, "thinking": 0, "tool calls": 0, "tool results": 0}
     for msg in state.context:
         for block in msg.content:
-            tokens = estimate_block_tokens(block)
-            if msg.role == "user" and isinstance(block, TextBlock):
-                kinds["user messages"] += tokens
-            elif isinstance(block, TextBlock):
-                kinds["text"] += tokens
-            elif isinstance(block, ThinkingBlock):
-                kinds["thinking"] += tokens
-            elif isinstance(block, ToolCallBlock):
-                kinds["tool calls"] += tokens
-            elif isinstance(block, ToolResultBlock):
-                kinds["tool results"] += tokens
+            kinds[_kind(msg.role, block)] += estimate_block_tokens(block)
     parts.update(kinds)
+    if state.token_anchor:
+        parts["model's count - estimates"] = state.estimated_tokens - sum(parts.values())
+    return parts
+
+
+def _kind(role: str, block: object) -> str:
+    if isinstance(block, TextBlock):
+        return "user messages" if role == "user" else "text"
+    if isinstance(block, ThinkingBlock):
+        return "thinking"
+    if isinstance(block, ToolCallBlock):
+        return "tool calls"
+    return "tool results" if isinstance(block, ToolResultBlock) else "text"
+
+
+async def context_lines(chat: Chat) -> list[str]:
+    """The window split by what fills it; the parts add up to the total shown."""
+    state = chat.agent.state
+    parts = context_parts(chat)
+    total = sum(parts.values())
     window = chat.agent.model.context_length
     lines = [
-        f"context: {_k(state.estimated_tokens)} of {_k(window)} tokens "
-        f"({100 * state.estimated_tokens / max(window, 1):.1f}%), {len(state.context)} messages"
+        f"context: {_k(total)} of {_k(window)} tokens "
+        f"({100 * total / max(window, 1):.1f}%), {len(state.context)} messages"
     ]
-    lines += [f"  {name:<14} {_k(tokens):>7}" for name, tokens in parts.items()]
+    lines += [f"  {name:<26} {tokens:>7}" for name, tokens in parts.items()]
+    lines.append(f"  {'total':<26} {total:>7}")
     if chat.instructions:
         lines.insert(2, "    of which instructions:")
         for n, found in enumerate(chat.instructions, 3):
@@ -76,10 +102,13 @@ def cost_lines(chat: Chat) -> list[str]:
 
     The cost is the state's running total of each model call's cost (from the price
     table, `tether.model.price_for`); calls of a model without a price add nothing, and a
-    session with none priced says so rather than show $0.
+    session with none priced says so rather than show $0. The first line's total is the
+    status line's "tokens this session".
     """
     usage = chat.agent.state.usage
+    total = usage.input_tokens + usage.output_tokens
     lines = [
+        f"this session:  {_k(total)} tokens (input + output, as the models reported them)",
         f"input tokens:  {usage.input_tokens}",
         f"output tokens: {usage.output_tokens}",
         f"cache read:    {usage.cache_read_tokens}",

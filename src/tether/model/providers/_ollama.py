@@ -7,7 +7,7 @@ from contextvars import ContextVar
 from typing import Any, ClassVar
 
 from tether.credential import OllamaCredential
-from tether.errors import MissingProviderError, ModelError
+from tether.errors import MissingProviderError, ModelError, ModelRetryableError
 from tether.message import ChatUsage, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
 from tether.model._types import (
     ChatRequest,
@@ -155,6 +155,14 @@ class _Parser:
         return deltas
 
 
+def _is_refused(error: BaseException) -> bool:
+    """Whether the connection could not be made at all (not dropped once made)."""
+    httpx = loaded_sdk("httpx")
+    return isinstance(error, ConnectionRefusedError) or (
+        httpx is not None and isinstance(error, httpx.ConnectError)
+    )
+
+
 class OllamaChatModel(ProviderChatModel[OllamaCredential]):
     """A model served by Ollama (`/api/chat`, NDJSON streaming).
 
@@ -233,6 +241,12 @@ class OllamaChatModel(ProviderChatModel[OllamaCredential]):
         return Opened(chunks, parser.parse, parser.stopped)
 
     def _map_error(self, error: BaseException) -> ModelError | None:
+        if _is_refused(error):  # no server there: say where we looked and what to do
+            return ModelRetryableError(
+                f"cannot reach Ollama at {self.base_url} ({type(error).__name__}: {error}); "
+                "start it with `ollama serve`, or set OLLAMA_HOST (or `base_url=`) to where "
+                "it runs"
+            )
         ollama = loaded_sdk("ollama")
         if ollama is None:
             return None

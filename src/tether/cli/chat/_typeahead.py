@@ -1,0 +1,110 @@
+"""Typing while a reply runs: keys are read as they come, lines queued until the reply ends.
+
+While a reply streams, the terminal is in cbreak mode (no echo, keys one by one, Ctrl+C
+still interrupts) and an event-loop reader collects the keys: Enter queues the line
+(shown at once as queued), Backspace edits, escape sequences (arrows) are dropped. When
+the reply ends, the queued lines are sent one after another, and a line still being typed
+is put back into the input line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import os
+import sys
+import termios
+import tty
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+__all__ = ["TypeAhead"]
+
+_ERASE = ("\x7f", "\x08")
+
+
+class TypeAhead:
+    """The lines typed ahead (`queued`) and the one being typed (`pending`)."""
+
+    def __init__(self, on_queued: Callable[[str], None]) -> None:
+        self.pending = ""
+        self.queued: list[str] = []
+        self._on_queued = on_queued
+        self._escape = ""
+        self._reading: tuple[int, Any] | None = None
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def feed(self, data: str) -> None:
+        """Take typed characters."""
+        for char in data:
+            if self._escape or char == "\x1b":
+                self._escape += char  # ESC [ ... final letter, or ESC and one key
+                if len(self._escape) > 1 and (char.isalpha() or char == "~"):
+                    self._escape = ""
+                elif len(self._escape) == 2 and char not in "[O":
+                    self._escape = ""
+                continue
+            if char in "\r\n":
+                self._queue()
+            elif char in _ERASE:
+                self.pending = self.pending[:-1]
+            elif char == "\x15":  # Ctrl+U
+                self.pending = ""
+            elif char.isprintable() or char == "\t":
+                self.pending += char
+
+    def _queue(self) -> None:
+        line, self.pending = self.pending, ""
+        if line.strip():
+            self.queued.append(line)
+            self._on_queued(line)
+
+    def take_pending(self) -> str:
+        """The line being typed (now the input line's), cleared here."""
+        line, self.pending = self.pending, ""
+        return line
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Collect keys from the terminal for the duration (nothing if stdin is no tty)."""
+        if not sys.stdin.isatty():
+            yield
+            return
+        fd = sys.stdin.fileno()
+        saved = termios.tcgetattr(fd)
+        self._start(fd)
+        self._reading = (fd, saved)
+        try:
+            yield
+        finally:
+            self._reading = None
+            self._stop(fd, saved)
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """Give the terminal back for the duration (a question asked during a reply)."""
+        reading = self._reading
+        if reading is None:
+            yield
+            return
+        self._stop(*reading)
+        try:
+            yield
+        finally:
+            self._start(reading[0])
+
+    def _start(self, fd: int) -> None:
+        tty.setcbreak(fd)
+        asyncio.get_running_loop().add_reader(fd, self._read, fd)
+
+    def _stop(self, fd: int, saved: Any) -> None:
+        asyncio.get_running_loop().remove_reader(fd)
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+    def _read(self, fd: int) -> None:
+        try:
+            data = os.read(fd, 4096)
+        except OSError:
+            return
+        self.feed(self._decoder.decode(data))
