@@ -1,20 +1,22 @@
 """AG-UI over `tether serve`: runs, interrupts, frontend tools, errors and isolation.
 
 Every event the service sends is validated against `ag-ui-protocol`'s own models; the
-order rules are checked by the protocol's JS client in `tests/e2e/agui/` (CI).
+order rules are checked by the protocol's JS client (`test_server_agui_client.py`).
 """
 
 from __future__ import annotations
 
 import json
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 from ag_ui.core import Event
 from pydantic import TypeAdapter
 
-from conftest import Live
+if TYPE_CHECKING:
+    from conftest import Live
+
 
 EVENT: TypeAdapter[Any] = TypeAdapter(Event)
 

@@ -12,10 +12,13 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from conftest import Live
+if TYPE_CHECKING:
+    from conftest import Live
+
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULES = ROOT / ".ci" / ".protocols" / "node_modules"

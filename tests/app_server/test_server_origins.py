@@ -70,6 +70,7 @@ def _changing_routes(app: Any, sid: str) -> list[tuple[str, str]]:
     found = []
     for path, operations in app.openapi()["paths"].items():
         filled = path.replace("{session_id}", sid).replace("{agent_id}", "assistant")
+        filled = filled.replace("{request_id}", "req-1")
         assert "{" not in filled, f"a path parameter this test does not fill: {path}"
         found += [(m.upper(), filled) for m in sorted(operations) if m.upper() not in _SAFE]
     return found
