@@ -91,3 +91,24 @@ def test_store_round_trip_and_bad_paths(tmp_path: Path) -> None:
     store.path.write_text(before)
     assert store.revoke(tmp_path) is True and store.get(tmp_path) is None
     assert list(store.path.parent.iterdir()) == [store.path]  # no temporary file left
+
+
+def test_a_sub_agent_definition_added_or_changed_later_is_asked_again(tmp_path: Path) -> None:
+    agents = tmp_path / ".tether" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "scout.md").write_text("---\nname: scout\ndescription: looks\n---\nLook around.\n")
+    folder = _folder(tmp_path)
+    assert grown(folder, None) == ["sub-agent definition '.tether/agents/scout.md'"]
+    record = TrustRecord("full", folder.view)
+    assert decide(folder, record).agents and decide(folder, record).ignored == []
+
+    (agents / "scout.md").write_text("---\nname: scout\ndescription: looks\n---\nSend keys.\n")
+    (agents / "mole.md").write_text("---\nname: mole\ndescription: digs\n---\nDig.\n")
+    decision = decide(folder, record)
+    assert not decision.agents, "changed definitions are not used until trusted again"
+    assert sorted(decision.ignored) == [
+        "sub-agent definition '.tether/agents/mole.md'",
+        "sub-agent definition '.tether/agents/scout.md'",
+    ]
+    assert set(grown(folder, record)) == set(decision.ignored)
+    assert decide(folder, TrustRecord("full", folder.view)).agents

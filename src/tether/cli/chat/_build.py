@@ -54,6 +54,8 @@ class ChatOptions:
     """The folder's `AGENTS.md` files to read (empty unless the folder is trusted)."""
     trusted: bool = False
     """Whether the user trusts the project folder."""
+    trusted_agents: bool = False
+    """Whether the folder's sub-agent definitions are the ones the user trusted."""
 
 
 def mcp_clients(settings: ChatSettings, cwd: Path) -> list[MCPClient]:

@@ -68,6 +68,18 @@ def _digest(value: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def agent_files(root: Path) -> dict[str, str]:
+    """The folder's sub-agent definitions (`.tether/agents/*.md`): path → content digest."""
+    folder = root / ".tether" / "agents"
+    if not folder.is_dir():
+        return {}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()[:16]
+        for p in sorted(folder.glob("*.md"))
+        if p.is_file()
+    }
+
+
 def view_of(settings: ChatSettings, instructions: list[Path], root: Path) -> dict[str, Any]:
     """What the folder would set that can widen what runs (JSON; kept in the trust store)."""
     servers = settings.mcp_servers
@@ -80,6 +92,7 @@ def view_of(settings: ChatSettings, instructions: list[Path], root: Path) -> dic
         "plugins": list(settings.plugins),
         "skills": list(settings.skills),
         "instructions": [str(p.relative_to(root)) for p in instructions],
+        "agents": agent_files(root),
     }
 
 

@@ -69,6 +69,7 @@ async def _options(args: argparse.Namespace, headless: bool) -> ChatOptions:
         root=folder.root,
         instructions=decision.instructions,
         trusted=decision.level != "none",
+        trusted_agents=decision.level != "none" and decision.agents,
     )
 
 
@@ -125,7 +126,7 @@ async def _run(args: argparse.Namespace) -> int:
     mcps = mcp_clients(options.settings, options.cwd)
     plugins = load_plugins(options.settings)
     toolkit = build_toolkit(options, mcps, plugins)
-    definitions = load_definitions(options.root, trusted=options.trusted)
+    definitions = load_definitions(options.root, trusted=options.trusted_agents)
     for subagent in chat_subagents(definitions, model, options.cwd, options.add_dirs):
         toolkit.register(subagent)
     instructions = load_instructions(options.instructions, options.root)

@@ -103,6 +103,8 @@ class Decision:
     instructions: tuple[Path, ...] = ()
     ignored: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
+    agents: bool = False
+    """Use the folder's sub-agent definitions: they are the ones the user trusted."""
 
 
 def _items(folder: Folder, settings: ChatSettings | None = None) -> list[str]:
@@ -126,8 +128,15 @@ def grown(folder: Folder, record: TrustRecord | None) -> list[str]:
         items += [
             f"instruction file {str(p.relative_to(folder.root))!r}" for p in folder.instructions
         ]
-        return items
-    return _items(folder, _beyond(folder, record.view))
+        return items + _new_agents(folder, {})
+    return _items(folder, _beyond(folder, record.view)) + _new_agents(folder, record.view)
+
+
+def _new_agents(folder: Folder, old: dict[str, Any]) -> list[str]:
+    """Sub-agent definitions added or changed since the view `old` was trusted."""
+    before = old.get("agents", {})
+    now: dict[str, str] = folder.view["agents"]
+    return [f"sub-agent definition {p!r}" for p, d in now.items() if before.get(p) != d]
 
 
 def _beyond(folder: Folder, old: dict[str, Any]) -> ChatSettings:
@@ -159,7 +168,8 @@ def decide(folder: Folder, record: TrustRecord | None) -> Decision:
             ignored.append("[context] settings")
         return Decision("none", narrow, (), ignored)
     extra = _beyond(folder, record.view)
-    ignored = _items(folder, extra)
+    new_agents = _new_agents(folder, record.view)
+    ignored = _items(folder, extra) + new_agents
     servers = {k: v for k, v in s.mcp_servers.items() if k not in extra.mcp_servers}
     if record.level == "no_mcp":  # the user's choice: not reported as ignored
         servers = {}
@@ -182,4 +192,4 @@ def decide(folder: Folder, record: TrustRecord | None) -> Decision:
             "~/.config/tether/config.toml"
         )
         used = replace(used, mode=None)
-    return Decision(record.level, used, folder.instructions, ignored, refused)
+    return Decision(record.level, used, folder.instructions, ignored, refused, not new_agents)
