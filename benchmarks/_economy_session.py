@@ -16,15 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from plugin_tokens import DOMAINS, SYSTEM, BenchTool, _fields
-from pydantic import BaseModel, ConfigDict, create_model
+from plugin_tokens import DOMAINS, SYSTEM, BenchTool, make_plugin
+from pydantic import BaseModel
 
 from tether import Agent, UserMsg
 from tether.context import ContextConfig
 from tether.event import PluginActivatedEvent, PluginSleptEvent
 from tether.message import ToolResultBlock
 from tether.model import ChatModelBase, ChatRequest, ModelDelta, TextDelta, ToolCallDelta
-from tether.plugin import Plugin
 from tether.tool import ToolContext, Toolkit
 
 RESULT = (
@@ -112,40 +111,6 @@ class ResultTool(BenchTool):
         return RESULT
 
 
-def make_plugin(module: str, thing: str, title: str, *, sleeps: bool) -> Plugin:
-    """`plugin_tokens.make_plugin`, with tools that return a ~200-token result."""
-    tools: list[BenchTool] = []
-    for verb in ("search", "get", "create", "update", "delete"):
-        model = create_model(
-            f"{module.title()}{verb.title()}Input",
-            __config__=ConfigDict(extra="forbid"),
-            **_fields(verb, thing),
-        )
-        desc = (
-            f"{verb.title()} {thing} in {title.lower()}. Use it when the user asks to "
-            f"{verb} {thing}; results include ids you can pass to the other {module} tools."
-        )
-        tools.append(ResultTool(f"{module}_{verb}", desc, model))
-    prompt = (
-        f"You can work with {thing} in {title.lower()}. Always search before you create, "
-        f"to avoid duplicates. Quote ids exactly as returned. Ask before deleting {thing}, "
-        "and never delete permanently unless the user says so explicitly. Summarise long "
-        "results in a short list, newest first, and mention how many more there are."
-    )
-    return Plugin(
-        name=title,
-        module_name=module,
-        description=f"{title}: search, read, create, update and delete {thing}.",
-        tools=tools,
-        prompt=prompt,
-        allow_sleep=True if sleeps else None,
-        sleep_brief=(
-            f"{title}: search, read, create, update and delete {thing}. Activate when the "
-            f"user mentions {thing} or asks to look up or change them."
-        ),
-    )
-
-
 class Director(ChatModelBase):
     """The model of the session: decides each step from the plan and the session state."""
 
@@ -219,7 +184,7 @@ def _skills_dir(root: Path) -> Path:
 
 async def run_session(*, scheduled: bool) -> Session:
     """Play the 30 turns; return the requests and the count of plugin events."""
-    plugins = [make_plugin(*d, sleeps=scheduled) for d in DOMAINS]
+    plugins = [make_plugin(*d, sleeps=scheduled, tool_class=ResultTool) for d in DOMAINS]
     director = Director(scheduled=scheduled)
     events = {"woken": 0, "extended": 0, "expired": 0}
     with tempfile.TemporaryDirectory() as tmp:

@@ -124,7 +124,10 @@ class BenchTool(ToolBase):
         return "ok"
 
 
-def make_plugin(module: str, thing: str, title: str, *, sleeps: bool) -> Plugin:
+def make_plugin(
+    module: str, thing: str, title: str, *, sleeps: bool, tool_class: type[BenchTool] = BenchTool
+) -> Plugin:
+    """One domain's plugin: five tools with realistic schemas, a block and a sleep brief."""
     tools: list[ToolBase] = []
     for verb in ("search", "get", "create", "update", "delete"):
         model = create_model(
@@ -136,7 +139,7 @@ def make_plugin(module: str, thing: str, title: str, *, sleeps: bool) -> Plugin:
             f"{verb.title()} {thing} in {title.lower()}. Use it when the user asks to "
             f"{verb} {thing}; results include ids you can pass to the other {module} tools."
         )
-        tools.append(BenchTool(f"{module}_{verb}", desc, model))
+        tools.append(tool_class(f"{module}_{verb}", desc, model))
     prompt = (
         f"You can work with {thing} in {title.lower()}. Always search before you create, "
         f"to avoid duplicates. Quote ids exactly as returned. Ask before deleting {thing}, "
