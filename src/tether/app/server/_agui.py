@@ -82,7 +82,7 @@ async def run_agent(agent_id: str, body: RunAgentInput, request: Request) -> Str
     """
     service = service_of(request)
     user = service.user(request)
-    service.runs.agent(agent_id)  # 404 before anything else
+    agent = service.runs.agent(agent_id)  # 404 before anything else
     if not _THREAD_ID.match(body.thread_id):
         raise InvalidInputError(
             f"threadId {body.thread_id[:40]!r} is not a valid id: use 1-200 letters, digits "
@@ -95,7 +95,6 @@ async def run_agent(agent_id: str, body: RunAgentInput, request: Request) -> Str
     started = RunStartedEvent(thread_id=body.thread_id, run_id=body.run_id)
     try:
         inputs = _inputs(body, state)
-        agent = service.runs.agent(agent_id)
         tools = ClientTools(list(body.tools or ()), set(agent.toolkit.tools))
         if ref is None:
             ref = await _create(service, user, agent_id, body.thread_id)
