@@ -207,3 +207,14 @@ def test_isolation_and_http_errors(live: Live) -> None:
         assert unknown.status_code == 404
         bad = alice.post("/v1/ag-ui/planner", json=run_input("bad id!", [user("hi")]))
         assert bad.status_code == 422
+
+
+def test_a_frontend_tool_cannot_shadow_the_agents_own(live: Live) -> None:
+    shadow = {"name": "save_note", "description": "Save it my way.", "parameters": {}}
+    plan = [[["save_note", {"name": "a", "text": "x"}]], "done"]
+    with live.client() as client:
+        events = run(client, run_input("t11", [user(plan)], tools=[shadow]))
+        assert types(events) == ["RUN_STARTED", "RUN_ERROR"]
+        assert events[-1].code == "InvalidInputError" and "save_note" in events[-1].message
+        assert client.get("/v1/sessions/t11").status_code == 404, "no session was created"
+    assert live.runs() == []
