@@ -45,7 +45,8 @@ class TetherRequestHandler(DefaultRequestHandler):
     ) -> Message | Task:
         """Check the message against the session, then send it."""
         await self._check(params, context)
-        return await super().on_message_send(params, context)
+        result: Message | Task = await super().on_message_send(params, context)
+        return result
 
     async def on_message_send_stream(
         self, params: SendMessageRequest, context: ServerCallContext
@@ -59,16 +60,17 @@ class TetherRequestHandler(DefaultRequestHandler):
         self, params: CancelTaskRequest, context: ServerCallContext
     ) -> Task | None:
         """Stop the task's reply (here or on another worker), then cancel the task."""
-        task = await self.task_store.get(params.id, context)
-        if task is None or task.status.state in _ENDED:
-            return await super().on_cancel_task(params, context)  # the SDK's error
-        self.executor.canceling.add(task.id)
-        try:
+        task = await self.executor.store.get(params.id, context)
+        if task is not None and task.status.state not in _ENDED:
+            self.executor.canceling.add(task.id)
             user = context.user.user_name
             await stop_context(self.service, SessionRef(user, self.agent_id, task.context_id))
-            return await super().on_cancel_task(params, context)
+        try:
+            result: Task | None = await super().on_cancel_task(params, context)
+            return result
         finally:
-            self.executor.canceling.discard(task.id)
+            if task is not None:
+                self.executor.canceling.discard(task.id)
 
     async def _check(self, params: SendMessageRequest, context: ServerCallContext) -> None:
         message = params.message
@@ -76,7 +78,7 @@ class TetherRequestHandler(DefaultRequestHandler):
         context_id = message.context_id or None
         resuming = False
         if message.task_id:
-            task = await self.task_store.get(message.task_id, context)
+            task = await self.executor.store.get(message.task_id, context)
             if task is None:
                 raise TaskNotFoundError(f"you have no task {message.task_id!r}")
             if task.status.state in _ENDED:

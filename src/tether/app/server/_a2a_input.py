@@ -18,7 +18,14 @@ from a2a.types.a2a_pb2 import Message
 from tether.app.server._runs import RunInput
 from tether.errors import InvalidInputError, ResumeError
 from tether.event import ConfirmResult, ExternalExecutionResultEvent, UserConfirmResultEvent
-from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState, UserMsg
+from tether.message import (
+    Msg,
+    ToolCallBlock,
+    ToolCallState,
+    ToolResultBlock,
+    ToolResultState,
+    UserMsg,
+)
 from tether.state import AgentState
 
 __all__ = ["ANSWER_HINT", "run_input", "waiting"]
@@ -68,7 +75,8 @@ def run_input(message: Message, state: AgentState, *, resuming: bool) -> RunInpu
     text = _text(message)
     if not text.strip():
         raise InvalidInputError("the message has no text or data parts to answer")
-    return UserMsg("user", text)
+    new: Msg = UserMsg("user", text)
+    return new
 
 
 def _confirm(message: Message, reply_id: str, asking: list[ToolCallBlock]) -> RunInput:

@@ -8,6 +8,7 @@ task of another user's session is not found.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from a2a.server.context import ServerCallContext
@@ -38,7 +39,7 @@ class SessionTaskStore(TaskStore):
         user = context.user.user_name
         storage = self.runs.storage
         record = await storage.get_session(user, self.agent_id, task.context_id)
-        metadata = dict(record.metadata) if record is not None else {"a2a": True}
+        metadata: dict[str, Any] = dict(record.metadata) if record is not None else {"a2a": True}
         tasks = dict(metadata.get(TASKS_KEY) or {})
         tasks[task.id] = MessageToDict(task)
         metadata[TASKS_KEY] = tasks
@@ -91,13 +92,15 @@ class SessionTaskStore(TaskStore):
                 )
                 return
 
-    async def _sessions(self, context: ServerCallContext) -> list[SessionInfo]:
+    async def _sessions(self, context: ServerCallContext) -> Sequence[SessionInfo]:
         infos = await self.runs.storage.list_sessions(context.user.user_name, self.agent_id)
         return [i for i in infos if i.metadata.get(TASKS_KEY)]
 
 
 def _task(data: dict[str, Any]) -> Task:
-    return ParseDict(data, Task(), ignore_unknown_fields=True)
+    task = Task()
+    ParseDict(data, task, ignore_unknown_fields=True)
+    return task
 
 
 def _offset(token: str) -> int:
