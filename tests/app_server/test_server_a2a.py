@@ -97,6 +97,8 @@ async def test_cancel_running_task(live: Live) -> None:
         task, _ = await send(client, request)
         while "gate never start" not in live.runs():
             await _tick()
+        with pytest.raises(InvalidParamsError, match="running a reply"):
+            await send(client, message("meanwhile", context_id="k1"))
         canceled = await client.cancel_task(CancelTaskRequest(id=task.id))
         assert state(canceled) == "canceled"
         with live.client() as http:

@@ -87,7 +87,12 @@ class TetherRequestHandler(DefaultRequestHandler):
             message.context_id = context_id  # the SDK would make up a new one
         state = AgentState()
         if context_id is not None:
-            _, state = await context_session(self.service, user, self.agent_id, context_id)
+            ref, state = await context_session(self.service, user, self.agent_id, context_id)
+            if ref is not None and await self.service.runs.events.active(ref.key) is not None:
+                raise InvalidParamsError(
+                    message=f"context {context_id!r} is running a reply: wait until its task "
+                    "ends (GetTask) or cancel it, then send again"
+                )
         try:
             run_input(message, state, resuming=resuming)
         except TetherError as exc:
