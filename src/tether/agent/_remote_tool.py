@@ -108,6 +108,22 @@ class A2ATool(ToolBase):
         """A remote agent's tools are its own: none to check a confirmation's rules with."""
         return {}
 
+    async def release(self, record: dict[str, Any]) -> None:
+        """The parent was interrupted while the remote task waited: cancel it (best effort)."""
+        task_id = record.get("a2a", {}).get("task_id")
+        if task_id is None:
+            return
+        from a2a.types import CancelTaskRequest
+
+        try:
+            async with self.remote.connected() as client:
+                with translated(self.remote.url):
+                    await asyncio.wait_for(
+                        client.cancel_task(CancelTaskRequest(id=task_id)), _CANCEL_TIMEOUT
+                    )
+        except Exception as exc:  # the interruption goes on; the remote task is left
+            _log.warning("could not cancel remote task %s of %r: %s", task_id, self.name, exc)
+
     def _task(self, tool_input: BaseModel) -> str:
         if isinstance(tool_input, TaskInput):
             return tool_input.task
