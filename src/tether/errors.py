@@ -26,6 +26,7 @@ TetherError
 │   └── ScriptExhaustedError (AssertionError)  ScriptedChatModel ran out of responses
 ├── ContextTooLargeError (RuntimeError)   the system prompt alone passes the threshold
 ├── StructuredOutputError                 the model never gave the structured answer
+├── TotalIterationsError                  an agent tree used up its reasoning steps
 ├── ToolError                             a tool definition is unusable
 │   └── DuplicateToolError (ValueError)   two tools share a name in one toolkit
 ├── PermissionRuleError (ValueError)      a permission rule can't be parsed
@@ -119,6 +120,7 @@ __all__ = [
     "SubAgentError",
     "SubAgentPermissionError",
     "SubAgentDepthError",
+    "TotalIterationsError",
 ]
 
 
@@ -339,6 +341,15 @@ class StructuredOutputError(TetherError):
     def __init__(self, message: str, msg: object = None) -> None:
         super().__init__(message)
         self.msg = msg
+
+
+class TotalIterationsError(TetherError):
+    """A sub-agent would reason past the reply's `ReActConfig.max_total_iters`.
+
+    Raised inside the sub-agent, it becomes the sub-agent's error result (the parent's
+    model reads it and answers). Raise `max_total_iters` on the outermost agent's
+    `ReActConfig`, or set it to None.
+    """
 
 
 class ArgumentError(ConfigError, TypeError):
