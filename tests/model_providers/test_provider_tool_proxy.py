@@ -145,3 +145,94 @@ async def test_an_agent_tool_named_like_the_proxy_turns_the_proxy_off(server, pr
     blocks, body = await send(server, provider, request, script)
     assert names(body) == ["activate_plugin", "add_note", "list_notes", PROXY]
     assert [(b.name, b.input) for b in blocks if isinstance(b, ToolCallBlock)] == [(PROXY, args)]
+
+
+def test_a_whole_completion_gives_the_proxy_call_as_the_real_one() -> None:
+    from types import SimpleNamespace as NS
+
+    from tether.model import ToolCallDelta
+    from tether.model.providers._chat_stream import ChatChunkParser
+
+    args = '{"name": "list_notes", "arguments": {"limit": 2}}'
+    call = NS(id="c7", index=0, function=NS(name=PROXY, arguments=args))
+    message = NS(content="Looking.", tool_calls=[call])
+    completion = NS(choices=[NS(message=message, finish_reason="tool_calls")], usage=None)
+    deltas = ChatChunkParser(lambda u: u, proxy=True).completion(completion)
+    calls = [d for d in deltas if isinstance(d, ToolCallDelta)]
+    assert [(c.id, c.name, json.loads(c.arguments)) for c in calls] == [
+        ("c7", "list_notes", {"limit": 2})
+    ]
+    plain = ChatChunkParser(lambda u: u).completion(completion)
+    assert [d.name for d in plain if isinstance(d, ToolCallDelta)] == [PROXY]
+
+
+def note_agent(model):
+    from tether.agent import Agent
+    from tether.plugin import Plugin
+    from tether.tool import Toolkit
+
+    saved: dict[str, str] = {}
+
+    def add_note(title: str, content: str) -> str:
+        """Save a note.
+
+        Args:
+            title: A short title.
+            content: The note's text.
+        """
+        saved[title] = content
+        return f"saved {title}"
+
+    plugin = Plugin(
+        name="Notes",
+        module_name="note",
+        description="Manages user notes",
+        tools=[add_note],
+        allow_sleep=True,
+        sleep_brief="Notes; activate to record or look up notes.",
+    )
+    agent = Agent("a", "Be brief.", model, Toolkit(plugins=[plugin]))
+    return agent, saved
+
+
+def proxy_call(call_id: str, name: str, arguments: dict) -> list:
+    args = json.dumps({"name": name, "arguments": arguments})
+    return [("call", 0, call_id, PROXY), ("args", 0, args[:9]), ("args", 0, args[9:])]
+
+
+@pytest.mark.parametrize("provider", CHAT)
+async def test_an_agent_wakes_a_plugin_and_runs_its_tool_through_the_proxy(
+    server, provider
+) -> None:
+    note = {"title": "a", "content": "b"}
+    server.add(
+        stream_reply(
+            provider, [("call", 0, "c1", "activate_plugin"), ("args", 0, '{"module_name": "note"}')]
+        ),
+        stream_reply(provider, proxy_call("c2", "add_note", note)),
+        stream_reply(provider, [("text", "Saved.")]),
+    )
+    agent, saved = note_agent(make_model(provider, server.url))
+    reply = await agent.reply(UserMsg("user", "note that a is b"))
+    server.assert_done()
+    assert saved == {"a": "b"}  # the real tool ran, with the arguments the proxy carried
+    assert reply.get_text_content() == "Saved."
+    bodies = [r.json() for r in server.requests[-3:]]
+    tools = [b["tools"] if "tools" in b else b["parameters"]["tools"] for b in bodies]
+    assert tools[0] == tools[1] == tools[2]  # the wake left the tools array as it was
+    calls = [b for m in agent.state.context for b in m.content if isinstance(b, ToolCallBlock)]
+    assert [c.name for c in calls] == ["activate_plugin", "add_note"]
+
+
+@pytest.mark.parametrize("provider", CHAT)
+async def test_a_proxy_call_of_a_sleeping_plugin_is_refused(server, provider) -> None:
+    server.add(
+        stream_reply(provider, proxy_call("c1", "add_note", {"title": "a", "content": "b"})),
+        stream_reply(provider, [("text", "It sleeps.")]),
+    )
+    agent, saved = note_agent(make_model(provider, server.url))
+    await agent.reply(UserMsg("user", "note that a is b"))
+    server.assert_done()
+    assert saved == {}  # refused by the loop as before: the plugin sleeps
+    results = [b for m in agent.state.context for b in m.content if isinstance(b, ToolResultBlock)]
+    assert [r.name for r in results] == ["add_note"] and "activate_plugin" in str(results[0].output)
