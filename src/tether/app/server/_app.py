@@ -11,6 +11,8 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from tether.agent import Agent
+from tether.app.server._a2a import A2AMount
+from tether.app.server._a2a import router as a2a_router
 from tether.app.server._agents import AgentsSource, resolve_agents
 from tether.app.server._agui import router as agui_router
 from tether.app.server._auth import KeyRing
@@ -98,6 +100,7 @@ def create_app(
     ceiling = parse_ceiling(max_permission_mode, keyless=not keys.enabled)
     hosts = _host_rules(allowed_hosts, keyless=not keys.enabled)
     service = Service(runs=runs, keys=keys, max_mode=ceiling)
+    a2a = A2AMount(service)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -109,6 +112,7 @@ def create_app(
             yield
         finally:
             await runs.close(shutdown_grace)
+            await a2a.close()
             await shared.close()
             await log_store.close()
             await storage.close()
@@ -129,6 +133,8 @@ def create_app(
     app.include_router(agui_router)
     app.include_router(elicit_router)
     app.include_router(mcp_resources_router)
+    app.include_router(a2a_router)  # the root agent card
+    app.mount("/a2a", a2a)
     _health(app)
     install_observability(app)  # GET /metrics, traceparent into the replies, request logs
     docs = (app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url)

@@ -1,0 +1,137 @@
+"""`A2AAgent` against a remote agent built on a2a-sdk's own server classes: delegation,
+nested streaming, a remote question that pauses the parent and is answered in a fresh
+process, cancel on interrupt, and typed errors for bad credentials and dead URLs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import a2a_parent
+import pytest
+import remote_server
+from remote_server import QUESTION, Seen, ThreadServer
+
+from tether.agent import A2AAgent, pending_calls
+from tether.errors import A2AAuthenticationError, A2AConnectionError
+from tether.event import (
+    AgentEvent,
+    RequireUserConfirmEvent,
+    SubAgentEvent,
+    TextBlockDeltaEvent,
+)
+from tether.message import ToolCallState, UserMsg
+
+WORKER = str(Path(__file__).with_name("a2a_parent.py"))
+
+
+@pytest.fixture
+def remote() -> Iterator[tuple[str, Seen]]:
+    seen = Seen()
+    holder = [""]
+    with ThreadServer(remote_server.app(holder, seen)) as server:
+        holder[0] = server.url
+        yield server.url, seen
+
+
+def run_worker(config: dict[str, Any]) -> dict[str, Any]:
+    proc = subprocess.run(
+        [sys.executable, WORKER, json.dumps(config)],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    out: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return out
+
+
+async def first_run(url: str) -> tuple[Any, list[AgentEvent]]:
+    lead = a2a_parent.parent(url)
+    events = [e async for e in lead.reply_stream(UserMsg("user", "tidy up"))]
+    return lead, events
+
+
+@pytest.mark.parametrize("approve", [True, False])
+async def test_remote_question_pauses_the_parent_and_is_answered_in_a_fresh_process(
+    remote: tuple[str, Seen], tmp_path: Path, approve: bool
+) -> None:
+    url, seen = remote
+    lead, events = await first_run(url)
+
+    nested = [e for e in events if isinstance(e, SubAgentEvent)]
+    assert nested and {tuple(e.agent_path) for e in nested} == {("cleaner",)}
+    assert {tuple(e.call_path) for e in nested} == {("c1",)}
+    kinds = [e.event.type.value for e in nested]
+    assert kinds[0] == "reply_start" and kinds[-1] == "require_user_confirm"
+    streamed = "".join(e.event.delta for e in nested if isinstance(e.event, TextBlockDeltaEvent))
+    assert f"Looking at: {a2a_parent.TASK}" in streamed
+    [pause] = [e for e in events if isinstance(e, RequireUserConfirmEvent)]
+    [question] = pause.tool_calls
+    assert question.id == "c1/q1" and question.metadata["agent_path"] == ["cleaner"]
+    assert json.loads(question.input)["question"] == QUESTION
+    assert seen.texts == [a2a_parent.TASK]
+
+    saved = tmp_path / "state.json"
+    saved.write_text(lead.state.model_dump_json())
+    asking, _ = pending_calls(lead.state)
+    assert [c.id for c in asking] == ["c1/q1"]
+    record = lead.state.tool_state["cleaner"]["c1"]
+    assert record["a2a"]["task_id"] and record["a2a"]["context_id"]
+    assert lead.state.reply_msg() is not None
+    [call] = lead.state.reply_msg().tool_calls  # type: ignore[union-attr]
+    assert call.state is ToolCallState.SUBMITTED
+
+    out = run_worker({
+        "url": url, "state": str(saved), "pause": pause.model_dump(mode="json"),
+        "approve": approve, "reason": None if approve else "keep them",
+    })  # fmt: skip
+
+    assert out["final"] == "The cleaner is done." and not out["paused"]
+    outcome = "Deleted 3 files." if approve else "Kept the files."
+    assert out["results"] == [{"output": outcome, "state": "success"}]
+    assert out["tool_state"] == {}  # the record is gone with the finished task
+    expected: dict[str, Any] = {"approved": approve}
+    if not approve:
+        expected["reason"] = "keep them"
+    assert seen.answers == [{"data": [expected], "text": ["yes" if approve else "no"]}]
+
+
+async def test_credentials_are_sent_and_a_refused_key_is_a_typed_error(
+    remote: tuple[str, Seen],
+) -> None:
+    url, seen = remote
+    lead = a2a_parent.parent(url, token="wrong")
+    with pytest.raises(A2AAuthenticationError, match="A2ACredential"):
+        await lead.reply(UserMsg("user", "tidy up"))
+    assert seen.auth == ["Bearer wrong"] and seen.texts == []
+
+
+async def test_an_unreachable_agent_is_a_typed_error() -> None:
+    remote = A2AAgent("http://127.0.0.1:9/")  # the discard port: nothing listens
+    with pytest.raises(A2AConnectionError, match="agent-card.json"):
+        await remote.card()
+
+
+async def test_an_unreachable_agent_is_an_error_result_the_model_reads(tmp_path: Path) -> None:
+    lead = a2a_parent.parent("http://127.0.0.1:9")
+    final = await lead.reply(UserMsg("user", "tidy up"))
+    assert final.get_text_content() == "The cleaner is done."
+    [result] = [b for m in lead.state.context for b in m.content if b.type == "tool_result"]
+    assert result.state.value == "error" and "A2AConnectionError" in str(result.output)
+    assert lead.state.tool_state.get("cleaner", {}) == {}
+
+
+async def test_interrupting_the_parent_cancels_the_remote_task(remote: tuple[str, Seen]) -> None:
+    url, seen = remote
+    lead = a2a_parent.parent(url, task="a slow clean-up")
+    stream = lead.reply_stream(UserMsg("user", "slow clean"))
+    async for event in stream:
+        if isinstance(event, SubAgentEvent) and isinstance(event.event, TextBlockDeltaEvent):
+            break  # the remote agent is working: the user stops the reply here
+    await stream.aclose()  # type: ignore[attr-defined]
+    assert seen.cancelled_event.wait(timeout=20)
+    assert len(seen.cancelled) == 1 and seen.texts == ["a slow clean-up"]
+    assert lead.state.tool_state.get("cleaner", {}) == {}  # no record left behind
