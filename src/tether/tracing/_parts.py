@@ -27,7 +27,6 @@ __all__ = [
     "TRACE_METADATA",
     "ReplyTrace",
     "Resume",
-    "current_reply",
     "error_type",
     "is_cancel",
     "msg_parts",
@@ -286,12 +285,6 @@ def resume_of(inputs: Any, state: Any) -> Resume | None:
             why = "confirmed by the user" if answer.confirmed else "rejected by the user"
             decisions[answer.tool_call.id] = ("ask", why, answer.confirmed)
     return Resume(kind, links, decisions)
-
-
-def current_reply() -> ReplyTrace | None:
-    """The reply whose step is running now, if tracing wraps it."""
-    found = get_current().get(REPLY_KEY)
-    return found if isinstance(found, ReplyTrace) else None
 
 
 def tool_attributes(
