@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from opentelemetry import context as otel_context
-from opentelemetry import trace
 from opentelemetry.trace import SpanKind
 
 from tether._log import get_logger, record, register_secret
@@ -15,7 +14,6 @@ from tether._streams import close_stream
 from tether.middleware import ReplyCall
 from tether.tracing._base import TracingBase
 from tether.tracing._parts import (
-    REPLY_KEY,
     ReplyTrace,
     attach,
     detach,
@@ -24,6 +22,7 @@ from tether.tracing._parts import (
     provider_name,
     record_error,
     resume_of,
+    with_reply,
 )
 from tether.tracing._tools import denied_tool_span, permission_logged, settled_tool_span
 
@@ -112,7 +111,7 @@ class ReplyHooks(TracingBase):
             links=resume.links if resume is not None else None,
         )
         reply = ReplyTrace(span, state, session_id, self.captures_content, _NO_CONTEXT)
-        reply.context = otel_context.set_value(REPLY_KEY, reply, trace.set_span_in_context(span))
+        reply.context = with_reply(span, reply)
         if resume is not None:
             reply.decisions.update(resume.decisions)
             reply.stamp()  # the resumed reply is in the state already

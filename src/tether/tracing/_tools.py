@@ -50,6 +50,17 @@ _ALLOWED: tuple[str, str, bool | None] = ("allow", "", None)
 """The decision of a call that runs with no answer of the user's recorded."""
 
 
+_span_names: dict[str, str] = {}
+"""Each tool's `execute_tool` span name (made once per tool name)."""
+
+
+def _span_name(tool: str) -> str:
+    if len(_span_names) >= 1024:  # (tools named per call: keep the newest few)
+        _span_names.clear()
+    name = _span_names[tool] = f"execute_tool {tool}"
+    return name
+
+
 class ToolHooks(TracingBase):
     """`on_acting`: each tool call's span and the decision that let it run."""
 
@@ -77,7 +88,8 @@ class ToolHooks(TracingBase):
         attributes = tool_attributes(name, call_id, *decision)
         if capture:
             attributes["gen_ai.tool.call.arguments"] = redact(tool_call.input)
-        span = self._tracer.start_span(f"execute_tool {name}", context, _INTERNAL, attributes)
+        span_name = _span_names.get(name) or _span_name(name)
+        span = self._tracer.start_span(span_name, context, _INTERNAL, attributes)
         span_context = with_span(span, context)
         started = time.perf_counter()
         result: Any = None
