@@ -43,6 +43,8 @@ __all__ = ["A2AMount", "router"]
 
 _CARD = "/.well-known/agent-card.json"
 _USER = "tether.a2a.user"
+_PARKED = 60.0
+"""Seconds a task waiting for input stays in this worker's memory (then read from storage)."""
 
 router = APIRouter()
 
@@ -99,7 +101,12 @@ class A2AMount:
         card = agent_card(agent, agent_id, "http://localhost", keys=self.service.keys.enabled)
         store = SessionTaskStore(self.service.runs, agent_id)
         executor = TetherExecutor(self.service, agent_id, store)
-        handler = TetherRequestHandler(agent_executor=executor, task_store=store, agent_card=card)
+        handler = TetherRequestHandler(
+            agent_executor=executor,
+            task_store=store,
+            agent_card=card,
+            interrupted_task_timeout=_PARKED,
+        )
         handler.service, handler.agent_id, handler.executor = self.service, agent_id, executor
         self._handlers.append(handler)
         builder = _Callers()

@@ -83,8 +83,13 @@ class TetherRequestHandler(DefaultRequestHandler):
                 raise TaskNotFoundError(f"you have no task {message.task_id!r}")
             if task.status.state in _ENDED:
                 return  # the SDK refuses it, with its own error
+            if message.context_id and message.context_id != task.context_id:
+                raise InvalidParamsError(
+                    message=f"task {task.id!r} is in context {task.context_id!r}, not "
+                    f"{message.context_id!r}: drop contextId or send the task's"
+                )
             context_id, resuming = task.context_id, True
-            message.context_id = context_id  # the SDK would make up a new one
+            message.context_id = context_id  # else the SDK would make up a new one
         state = AgentState()
         if context_id is not None:
             ref, state = await context_session(self.service, user, self.agent_id, context_id)
