@@ -230,3 +230,18 @@ async def test_a_call_found_running_looks_at_its_task_and_never_sends_it_twice(
     assert [c.id for c in pause.tool_calls] == ["c1/q2"]
     assert json.loads(pause.tool_calls[0].input)["question"] == QUESTION
     assert seen.texts == [a2a_parent.TASK]  # the task was sent once
+
+
+async def test_an_edited_input_answers_in_free_text(remote: tuple[str, Seen]) -> None:
+    url, seen = remote
+    lead, events = await first_run(url)
+    [pause] = [e for e in events if isinstance(e, RequireUserConfirmEvent)]
+    [question] = pause.tool_calls
+    shown = json.loads(question.input)
+    edited = question.model_copy(update={"input": json.dumps({**shown, "answer": "only PDFs"})})
+    answer = ConfirmResult(confirmed=True, tool_call=edited)
+    await lead.reply(UserConfirmResultEvent(reply_id=pause.reply_id, confirm_results=[answer]))
+    assert seen.answers == [
+        {"data": [{"approved": True, "answer": "only PDFs"}], "text": ["only PDFs"]}
+    ]
+    assert lead.state.reply is None
