@@ -17,7 +17,7 @@ import remote_server
 from remote_server import QUESTION, REPORT, SECOND, Seen, ThreadServer
 
 from tether.agent import A2AAgent, pending_calls
-from tether.errors import A2AAuthenticationError, A2AConnectionError
+from tether.errors import A2AAuthenticationError, A2AConnectionError, ResumeError
 from tether.event import (
     AgentEvent,
     ConfirmResult,
@@ -28,6 +28,7 @@ from tether.event import (
     UserInterruptEvent,
 )
 from tether.message import ToolCallState, UserMsg
+from tether.permission import PermissionRule
 from tether.state import AgentState
 
 WORKER = str(Path(__file__).with_name("a2a_parent.py"))
@@ -245,3 +246,17 @@ async def test_an_edited_input_answers_in_free_text(remote: tuple[str, Seen]) ->
         {"data": [{"approved": True, "answer": "only PDFs"}], "text": ["only PDFs"]}
     ]
     assert lead.state.reply is None
+
+
+async def test_rules_sent_with_an_answer_to_a_remote_question_are_refused(
+    remote: tuple[str, Seen],
+) -> None:
+    url, seen = remote
+    lead, events = await first_run(url)
+    [pause] = [e for e in events if isinstance(e, RequireUserConfirmEvent)]
+    before = lead.state.model_dump_json()
+    rule = PermissionRule(tool_name="input_required")
+    answer = ConfirmResult(confirmed=True, tool_call=pause.tool_calls[0], rules=[rule])
+    with pytest.raises(ResumeError):
+        await lead.reply(UserConfirmResultEvent(reply_id=pause.reply_id, confirm_results=[answer]))
+    assert lead.state.model_dump_json() == before and seen.answers == []
