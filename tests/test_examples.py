@@ -76,6 +76,13 @@ EXPECTED = {
         "'convert_currency']",
     ],
     "mcp_servers.py": ["tools offered: ['mcp__clock__city_time']", "It is 09:30 in Tokyo."],
+    "a2a/serve_agent.py": [
+        "card: notes ['JSONRPC', 'HTTP+JSON']",
+        "state: TASK_STATE_INPUT_REQUIRED",
+        'question: Allow the call to save_note with {"name": "todo", "text": "buy milk"}?',
+        "answer: Saved your note `todo`.",
+        "notes: {'todo': 'buy milk'}",
+    ],
     "skills.py": ["skill listed in the system prompt: True", "Group the changes under Added"],
     COMPAT + "seed_minimal_agent.py": ["Hello! How can I help you today?"],
     COMPAT + "seed_reply.py": ["There are three entries"],
