@@ -16,8 +16,9 @@ import pytest
 import remote_server
 from remote_server import QUESTION, REPORT, SECOND, Seen, ThreadServer
 
-from tether.agent import A2AAgent, pending_calls
-from tether.errors import A2AAuthenticationError, A2AConnectionError, ResumeError
+from tether.agent import A2AAgent, Agent, pending_calls
+from tether.credential import A2ACredential
+from tether.errors import A2AAuthenticationError, A2AConnectionError, ConfigError, ResumeError
 from tether.event import (
     AgentEvent,
     ConfirmResult,
@@ -27,9 +28,11 @@ from tether.event import (
     UserConfirmResultEvent,
     UserInterruptEvent,
 )
-from tether.message import ToolCallState, UserMsg
-from tether.permission import PermissionRule
+from tether.message import AssistantMsg, ToolCallState, UserMsg
+from tether.model import ScriptedChatModel
+from tether.permission import PermissionContext, PermissionMode, PermissionRule
 from tether.state import AgentState
+from tether.tool import Toolkit
 
 WORKER = str(Path(__file__).with_name("a2a_parent.py"))
 
@@ -260,3 +263,47 @@ async def test_rules_sent_with_an_answer_to_a_remote_question_are_refused(
     with pytest.raises(ResumeError):
         await lead.reply(UserConfirmResultEvent(reply_id=pause.reply_id, confirm_results=[answer]))
     assert lead.state.model_dump_json() == before and seen.answers == []
+
+
+async def test_a_remote_agent_under_a_local_sub_agent_pauses_the_top_parent(
+    remote: tuple[str, Seen],
+) -> None:
+    url, seen = remote
+    helper = a2a_parent.parent(url)  # the lead of the other tests, now a sub-agent
+    helper.name = "helper"
+    call = ScriptedChatModel.tool_call("helper", {"task": "tidy"}, id="h1")
+    top = Agent(
+        name="top",
+        system_prompt="You delegate to the helper.",
+        model=ScriptedChatModel([AssistantMsg("top", [call]), AssistantMsg("top", "All tidy.")]),
+        toolkit=Toolkit(tools=[helper.as_tool()]),
+    )
+    top.state.permission_context = PermissionContext(mode=PermissionMode.BYPASS)
+    events = [e async for e in top.reply_stream(UserMsg("user", "go"))]
+    paths = {tuple(e.agent_path) for e in events if isinstance(e, SubAgentEvent)}
+    assert ("helper", "cleaner") in paths
+    [pause] = [e for e in events if isinstance(e, RequireUserConfirmEvent)]
+    [question] = pause.tool_calls
+    assert question.id == "h1/c1/q1" and question.metadata["agent_path"] == ["helper", "cleaner"]
+
+    top.state = AgentState.model_validate_json(top.state.model_dump_json())
+    answer = ConfirmResult(confirmed=True, tool_call=question)
+    final = await top.reply(
+        UserConfirmResultEvent(reply_id=pause.reply_id, confirm_results=[answer])
+    )
+    assert final.get_text_content() == "All tidy."
+    assert [a["data"] for a in seen.answers] == [[{"approved": True}]]
+
+
+def test_the_agent_checks_its_url_and_names_itself() -> None:
+    with pytest.raises(ConfigError, match="http"):
+        A2AAgent("files.example.com/agent")
+    assert A2AAgent("https://x.example.com/a2a/clean-up/").name == "clean-up"
+    assert A2AAgent("https://x.example.com").name == "x_example_com"
+    remote = A2AAgent(
+        "https://x.example.com",
+        credential=A2ACredential(api_key="k1"),
+        headers={"X-Team": "blue"},
+    )
+    assert remote.headers() == {"Authorization": "Bearer k1", "X-Team": "blue"}
+    assert "k1" not in repr(remote)
