@@ -124,6 +124,12 @@ EXPECTED = {
     COMPAT + "seed_sqlite.py": ["Continuing the previous task.", "saved 2 messages"],
     COMPAT + "seed_redis.py": ["Continuing the previous task.", "saved 2 messages"],
     COMPAT + "seed_toolkit.py": ["sunny"],
+    "a2a/two_services.py": [
+        "lead: awaiting_confirmation",
+        'cleaner asks: Allow the call to delete_old_reports with {"folder": "/srv/reports"}?',
+        "lead: completed - The old reports are gone.",
+        "deleted in: ['/srv/reports']",
+    ],
 }
 PROVIDERS = {  # example → (wire format, base-URL variable, path prefix the SDK adds)
     "openai_example.py": ("openai", "OPENAI_BASE_URL", "/v1"),

@@ -36,6 +36,7 @@ from tether.app.server._runs import Runs
 from tether.app.server._sessions import router as sessions_router
 from tether.app.server._titles import router as titles_router
 from tether.app.storage import EventLogBase, StorageBase
+from tether.app.storage._notes import NotesBase, SQLiteNotes, notes_for
 from tether.app.storage._url import event_log_for, events_path
 from tether.errors import ConfigError, TetherError
 
@@ -59,6 +60,7 @@ def create_app(
     static_dir: Path | None = STATIC_DIR,
     allowed_hosts: Sequence[str] | None = None,
     max_permission_mode: str | None = None,
+    notes: NotesBase | None = None,
 ) -> FastAPI:
     """The HTTP service over `agents` (id → `Agent`) and `storage`.
 
@@ -79,6 +81,8 @@ def create_app(
         max_permission_mode: The highest permission mode a client may give a session
             (`PATCH`); higher gets 403. By default `accept_edits` without API keys, else
             `bypass`.
+        notes: Values every worker shares (MCP answers, MCP OAuth tokens per user); by
+            default the ones next to `storage`.
 
     Every response carries a strict `Content-Security-Policy`, `X-Frame-Options: DENY`,
     `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer`; a POST, PATCH,
@@ -90,7 +94,8 @@ def create_app(
     if not isinstance(max_body_bytes, int) or max_body_bytes < 1:
         raise ConfigError(f"max_body_bytes must be a positive int, got {max_body_bytes!r}")
     log_store = events if events is not None else event_log_for(storage)
-    runs = Runs({}, storage, log_store, lease_ttl=lease_ttl)
+    shared = notes if notes is not None else _notes_next_to(storage)
+    runs = Runs({}, storage, log_store, lease_ttl=lease_ttl, notes=shared)
     keys = KeyRing(api_keys)
     ceiling = parse_ceiling(max_permission_mode, keyless=not keys.enabled)
     hosts = _host_rules(allowed_hosts, keyless=not keys.enabled)
@@ -102,11 +107,13 @@ def create_app(
         runs.agents = await resolve_agents(agents)
         await storage.open()
         await log_store.open()
+        await shared.open()
         try:
             yield
         finally:
             await runs.close(shutdown_grace)
             await a2a.close()
+            await shared.close()
             await log_store.close()
             await storage.close()
 
@@ -137,6 +144,14 @@ def create_app(
 
         app.mount("/", StaticFiles(directory=static_dir, html=True), name="web")
     return app
+
+
+def _notes_next_to(storage: StorageBase) -> NotesBase:
+    """The notes next to `storage`; for a storage of another kind, this process's own."""
+    try:
+        return notes_for(storage)
+    except ConfigError:
+        return SQLiteNotes(":memory:")
 
 
 def _host_rules(allowed: Sequence[str] | None, *, keyless: bool) -> tuple[HostRule, ...]:

@@ -20,7 +20,9 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 
 from tether.agent import Agent
+from tether.app.server._relay import NotesRelay
 from tether.app.storage import EventLogBase, Lease, LogItem, LogKey, StorageBase
+from tether.app.storage._notes import NotesBase
 from tether.errors import (
     InvalidInputError,
     LeaseLostError,
@@ -41,6 +43,7 @@ from tether.event import (
     ResumeEvent,
     UserInterruptEvent,
 )
+from tether.mcp._relay import AnswerRelay, add_relay, drop_relay
 from tether.message import Msg
 from tether.state import AgentState, Checkpoint
 from tether.tool import ToolSourceBase
@@ -103,6 +106,8 @@ class _Run:
     """The reply's last save is done: what it logs from now goes with the release."""
     beat: asyncio.TimerHandle | None = None
     """Starts the heartbeat, for a reply still running after the first renewal period."""
+    relay: tuple[str, AnswerRelay] | None = None
+    """The reply id and relay its MCP questions' answers come through (other workers')."""
 
 
 class Runs:
@@ -117,6 +122,8 @@ class Runs:
             interrupt asked on another worker lands at the next renewal).
         keep_sessions: States of recent sessions kept in memory between their replies
             (a kept state is used only while it is still the stored version; 0: none).
+        notes: Values every worker shares; with them, an MCP server's question asked
+            during a reply may be answered on any worker (`NotesRelay`).
     """
 
     def __init__(
@@ -127,8 +134,10 @@ class Runs:
         *,
         lease_ttl: float = 15.0,
         keep_sessions: int = 256,
+        notes: NotesBase | None = None,
     ) -> None:
         self.agents = agents
+        self.notes = notes
         self.storage = storage
         self.events = events
         self.lease_ttl = lease_ttl
@@ -320,6 +329,9 @@ class Runs:
                     run.tail.append(event)  # logged with the release, after the save
                 else:
                     self._log(run, event)
+                if run.relay is None and self.notes is not None and event.reply_id:
+                    run.relay = (event.reply_id, NotesRelay(self.notes, run.ref.key))
+                    add_relay(*run.relay)
                 if not run.started.done():
                     run.started.set_result(None)
         finally:
@@ -449,6 +461,8 @@ class Runs:
         only now: a request sent right after that answer finds the lease free.
         """
         self._runs.pop(run.ref.key, None)
+        if run.relay is not None:
+            drop_relay(*run.relay)
         try:
             while run.writer is not None and not run.writer.done():
                 await asyncio.shield(run.writer)  # its events come before the ones below
