@@ -17,9 +17,10 @@ nothing. The rest is plain input. No caching: every token is plain input.
     python benchmarks/token_economy.py
 
 Targets (Anthropic prices): scheduled + caching <= 35% of all awake + caching and <= 5%
-of all awake without caching; with scheduled + caching, every request after turn 1 starts
-with a byte-identical prefix of the previous request of >= 90% of its tokens, except on
-the compression turn.
+of all awake without caching; with scheduled + caching, for each of the three providers,
+every request after turn 1 starts with a byte-identical prefix of the previous request of
+>= 90% of its tokens, except on the compression turn. The script prints, per provider,
+the requests under 90% and how many of their tokens are new.
 """
 
 from __future__ import annotations
@@ -239,6 +240,7 @@ async def main() -> int:
     per_turn: dict[str, list[tuple[int, float]]] = {}
     shares: dict[str, list[tuple[int, float]]] = {p: [] for p in PRICES}
     reuses: dict[str, list[tuple[int, float]]] = {p: [] for p in PRICES}
+    appended: dict[str, list[tuple[int, int, int]]] = {p: [] for p in PRICES}
     for provider, price in PRICES.items():
         for label, scheduled, cache in STRATEGIES:
             model = _model(provider, cache)
@@ -263,12 +265,14 @@ async def main() -> int:
                 if scheduled and cache and turn not in (1, COMPRESS_AT):
                     shares[provider].append((turn, share))
                     reuses[provider].append((turn, reuse))
+                    if share < 0.90:
+                        appended[provider].append((turn, bill.total - common, bill.total))
             totals[(provider, label)] = (total_tokens, units * price["input"] / 1e6)
             if provider == "anthropic":
                 per_turn[label] = [(int(v[0]), float(v[1])) for _, v in sorted(turns.items())]
     _print_turns(per_turn)
     _print_totals(totals)
-    return _verdict(totals, shares, reuses)
+    return _verdict(totals, shares, reuses, appended)
 
 
 def _print_turns(per_turn: dict[str, list[tuple[int, float]]]) -> None:
@@ -310,6 +314,7 @@ def _verdict(
     totals: dict[tuple[str, str], tuple[int, float]],
     shares: dict[str, list[tuple[int, float]]],
     reuses: dict[str, list[tuple[int, float]]],
+    appended: dict[str, list[tuple[int, int, int]]],
 ) -> int:
     best = totals[("anthropic", "scheduled + cache")][1]
     awake_cache = totals[("anthropic", "all awake + cache")][1]
@@ -327,7 +332,10 @@ def _verdict(
         kept = min(reuses[provider], key=lambda s: s[1])
         print(
             f"(info) {provider}: every request starts with >= {100 * kept[1]:.1f}% of the previous "
-            f"one (turn {kept[0]})"
+            f"one (turn {kept[0]}); below 90%: "
+            + ", ".join(
+                f"turn {t}: {n:,} of {total:,} tokens new" for t, n, total in appended[provider]
+            )
         )
         checks.append(
             (

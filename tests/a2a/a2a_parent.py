@@ -13,8 +13,13 @@ from typing import Any
 
 from tether.agent import A2AAgent, Agent
 from tether.credential import A2ACredential
-from tether.event import ConfirmResult, RequireUserConfirmEvent, UserConfirmResultEvent
-from tether.message import AssistantMsg
+from tether.event import (
+    ConfirmResult,
+    RequireUserConfirmEvent,
+    SubAgentEvent,
+    UserConfirmResultEvent,
+)
+from tether.message import AssistantMsg, UserMsg
 from tether.model import ScriptedChatModel
 from tether.permission import PermissionContext, PermissionMode
 from tether.state import AgentState
@@ -24,14 +29,19 @@ TASK = "Clean up the old reports"
 
 
 def parent(
-    url: str, *, first: bool = True, token: str | None = "s3cret", task: str = TASK
+    url: str,
+    *,
+    first: bool = True,
+    token: str | None = "s3cret",
+    task: str = TASK,
+    name: str = "cleaner",
 ) -> Agent:
-    """The lead: it calls the remote `cleaner` once, then answers with what it said."""
-    call = ScriptedChatModel.tool_call("cleaner", {"task": task}, id="c1")
+    """The lead: it calls the remote agent (`name`) once, then says it is done."""
+    call = ScriptedChatModel.tool_call(name, {"task": task}, id="c1")
     script = [AssistantMsg("lead", [call])] if first else []
     script.append(AssistantMsg("lead", "The cleaner is done."))
     credential = A2ACredential(api_key=token) if token else None
-    remote = A2AAgent(url, name="cleaner", credential=credential)
+    remote = A2AAgent(url, name=name, credential=credential)
     agent = Agent(
         name="lead",
         system_prompt="You delegate clean-ups.",
@@ -42,9 +52,24 @@ def parent(
     return agent
 
 
+async def start(config: dict[str, Any]) -> dict[str, Any]:
+    """Run the lead until the remote agent pauses it; save its state to `config["state"]`."""
+    agent = parent(config["url"], token=config["token"], task=config["task"],
+                   name=config["name"])  # fmt: skip
+    events = [e async for e in agent.reply_stream(UserMsg("user", "go"))]
+    Path(config["state"]).write_text(agent.state.model_dump_json())
+    pauses = [e for e in events if isinstance(e, RequireUserConfirmEvent)]
+    nested = [e for e in events if isinstance(e, SubAgentEvent)]
+    return {
+        "pause": pauses[0].model_dump(mode="json") if pauses else None,
+        "nested": [[e.agent_path, e.call_path, e.event.type.value] for e in nested],
+    }
+
+
 async def answer(config: dict[str, Any]) -> dict[str, Any]:
     """Load the saved state, answer the remote question, run the reply to its end."""
-    agent = parent(config["url"], first=False)
+    agent = parent(config["url"], first=False, token=config.get("token", "s3cret"),
+                   name=config.get("name", "cleaner"))  # fmt: skip
     agent.state = AgentState.model_validate_json(Path(config["state"]).read_text())
     pause = RequireUserConfirmEvent.model_validate(config["pause"])
     [question] = pause.tool_calls
@@ -68,7 +93,8 @@ async def answer(config: dict[str, Any]) -> dict[str, Any]:
 
 def main() -> None:
     config = json.loads(sys.argv[1])
-    print(json.dumps(asyncio.run(answer(config))))
+    step = start if config.get("step") == "start" else answer
+    print(json.dumps(asyncio.run(step(config))))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 Its executor streams a working update, then asks a question (`input-required`); the next
 message on the task answers it (a DataPart `{"approved": bool}` or the text "yes"/"no")
 and the task completes with an artifact. A task whose text contains "slow" waits until
-it is cancelled. Requests to the RPC route need `Authorization: Bearer <token>`.
+it is cancelled; one with "twice" asks a second question; one with "file a report" completes
+with a data artifact; one with "hello" is answered by a message (no task). Requests to the RPC route need `Authorization: Bearer <token>`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import uvicorn
-from a2a.helpers.proto_helpers import get_data_parts, get_text_parts, new_task_from_user_message
+from a2a.helpers.proto_helpers import (
+    get_data_parts,
+    get_text_parts,
+    new_data_part,
+    new_task_from_user_message,
+    new_text_message,
+)
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
@@ -28,6 +35,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 QUESTION = "Delete the 3 old files in /tmp/reports?"
+SECOND = "Empty the trash too?"
+REPORT = {"deleted": 3, "kept": ["summary.pdf"]}
 TOKEN = "s3cret"
 
 
@@ -47,6 +56,7 @@ class Cleaner(AgentExecutor):
 
     def __init__(self, seen: Seen) -> None:
         self.seen = seen
+        self.kinds: dict[str, str] = {}
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         assert context.message is not None and context.task_id and context.context_id
@@ -55,6 +65,10 @@ class Cleaner(AgentExecutor):
         if task is None:
             text = context.get_user_input()
             self.seen.texts.append(text)
+            if "hello" in text:  # a direct answer: a message, no task
+                await event_queue.enqueue_event(new_text_message("Hello from the cleaner."))
+                return
+            self.kinds[context.task_id] = text
             await event_queue.enqueue_event(new_task_from_user_message(context.message))
             await updater.start_work(updater.new_agent_message([Part(text=f"Looking at: {text}")]))
             if "slow" in text:
@@ -66,6 +80,14 @@ class Cleaner(AgentExecutor):
         self.seen.answers.append({"data": data, "text": texts})
         approved = data[0].get("approved") if data else texts[0].strip().lower() == "yes"
         await updater.start_work()
+        kind = self.kinds.get(context.task_id, "")
+        if "twice" in kind and len(self.seen.answers) == 1:
+            await updater.requires_input(updater.new_agent_message([Part(text=SECOND)]))
+            return
+        if "file a report" in kind:  # structured output: a data artifact
+            await updater.add_artifact([new_data_part(REPORT)], name="report")
+            await updater.complete()
+            return
         outcome = "Deleted 3 files." if approved else "Kept the files."
         await updater.add_artifact([Part(text=outcome)], name="result")
         await updater.complete(updater.new_agent_message([Part(text=outcome)]))

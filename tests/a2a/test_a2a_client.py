@@ -14,17 +14,21 @@ from typing import Any
 import a2a_parent
 import pytest
 import remote_server
-from remote_server import QUESTION, Seen, ThreadServer
+from remote_server import QUESTION, REPORT, SECOND, Seen, ThreadServer
 
 from tether.agent import A2AAgent, pending_calls
 from tether.errors import A2AAuthenticationError, A2AConnectionError
 from tether.event import (
     AgentEvent,
+    ConfirmResult,
     RequireUserConfirmEvent,
     SubAgentEvent,
     TextBlockDeltaEvent,
+    UserConfirmResultEvent,
+    UserInterruptEvent,
 )
 from tether.message import ToolCallState, UserMsg
+from tether.state import AgentState
 
 WORKER = str(Path(__file__).with_name("a2a_parent.py"))
 
@@ -135,3 +139,94 @@ async def test_interrupting_the_parent_cancels_the_remote_task(remote: tuple[str
     assert seen.cancelled_event.wait(timeout=20)
     assert len(seen.cancelled) == 1 and seen.texts == ["a slow clean-up"]
     assert lead.state.tool_state.get("cleaner", {}) == {}  # no record left behind
+
+
+async def test_interrupting_a_parent_paused_on_a_remote_question_cancels_the_task(
+    remote: tuple[str, Seen],
+) -> None:
+    url, seen = remote
+    lead, events = await first_run(url)
+    [pause] = [e for e in events if isinstance(e, RequireUserConfirmEvent)]
+    task_id = lead.state.tool_state["cleaner"]["c1"]["a2a"]["task_id"]
+
+    final = await lead.reply(UserInterruptEvent(reply_id=pause.reply_id))
+
+    assert seen.cancelled == [task_id]
+    assert lead.state.reply is None and lead.state.tool_state.get("cleaner", {}) == {}
+    [result] = [b for m in lead.state.context for b in m.content if b.type == "tool_result"]
+    assert result.state.value == "interrupted"
+    assert final.metadata.get("awaiting") is None
+
+
+async def test_a_data_artifact_is_the_structured_result(remote: tuple[str, Seen]) -> None:
+    url, seen = remote
+    lead = a2a_parent.parent(url, task="file a report")
+    events = [e async for e in lead.reply_stream(UserMsg("user", "report"))]
+    [pause] = [e for e in events if isinstance(e, RequireUserConfirmEvent)]
+    answer = ConfirmResult(confirmed=True, tool_call=pause.tool_calls[0])
+    events = [
+        e
+        async for e in lead.reply_stream(
+            UserConfirmResultEvent(reply_id=pause.reply_id, confirm_results=[answer])
+        )
+    ]
+    [end] = [
+        e.event
+        for e in events
+        if isinstance(e, SubAgentEvent) and e.event.type.value == "reply_end"
+    ]
+    assert end.msg.metadata["structured_output"] == REPORT  # type: ignore[union-attr]
+    assert end.msg.usage is None  # type: ignore[union-attr]  # unknown remotely, not zero
+    [result] = [b for m in lead.state.context for b in m.content if b.type == "tool_result"]
+    assert json.loads(str(result.output)) == REPORT
+    assert result.metadata["usage"].startswith("unknown")
+
+
+async def test_a_direct_message_answer_is_the_result(remote: tuple[str, Seen]) -> None:
+    url, _ = remote
+    lead = a2a_parent.parent(url, task="hello there")
+    final = await lead.reply(UserMsg("user", "greet"))
+    assert final.get_text_content() == "The cleaner is done."
+    [result] = [b for m in lead.state.context for b in m.content if b.type == "tool_result"]
+    assert result.output == "Hello from the cleaner." and result.state.value == "success"
+
+
+async def test_a_second_question_pauses_again_with_a_new_id(remote: tuple[str, Seen]) -> None:
+    url, seen = remote
+    lead = a2a_parent.parent(url, task="clean twice")
+    events = [e async for e in lead.reply_stream(UserMsg("user", "clean"))]
+    ids = []
+    for _ in range(2):
+        [pause] = [e for e in events if isinstance(e, RequireUserConfirmEvent)]
+        [question] = pause.tool_calls
+        ids.append((question.id, json.loads(question.input)["question"]))
+        lead.state = AgentState.model_validate_json(lead.state.model_dump_json())
+        answer = ConfirmResult(confirmed=True, tool_call=question)
+        resume = UserConfirmResultEvent(reply_id=pause.reply_id, confirm_results=[answer])
+        events = [e async for e in lead.reply_stream(resume)]
+    assert ids == [("c1/q1", QUESTION), ("c1/q2", SECOND)]
+    assert lead.state.reply is None and len(seen.answers) == 2 and seen.texts == ["clean twice"]
+
+
+async def test_a_call_found_running_looks_at_its_task_and_never_sends_it_twice(
+    remote: tuple[str, Seen],
+) -> None:
+    url, seen = remote
+    lead, _ = await first_run(url)
+    # As if the process died while the remote task streamed: the call is RUNNING and its
+    # record holds the task's ids (saved when first seen), no question yet.
+    state = json.loads(lead.state.model_dump_json())
+    record = state["tool_state"]["cleaner"]["c1"]
+    del record["state"]
+    for msg in state["context"]:
+        for block in msg["content"] if isinstance(msg["content"], list) else []:
+            if block["type"] == "tool_call":
+                block["state"] = "running"
+    lead.state = AgentState.model_validate(state)
+
+    events = [e async for e in lead.reply_stream(None)]
+
+    [pause] = [e for e in events if isinstance(e, RequireUserConfirmEvent)]
+    assert [c.id for c in pause.tool_calls] == ["c1/q2"]
+    assert json.loads(pause.tool_calls[0].input)["question"] == QUESTION
+    assert seen.texts == [a2a_parent.TASK]  # the task was sent once

@@ -70,6 +70,25 @@ async def test_input_required_answered_with_data(live: Live) -> None:
     assert live.runs() == ["save_note a"]
 
 
+async def test_external_tool_results(live: Live) -> None:
+    plan = [[["lookup", {"query": "tide"}]], "high tide at noon"]
+    async with a2a_client(live.url) as client:
+        task, _ = await send(client, message(json.dumps(plan), context_id="ext"))
+        assert state(task) == "input_required"
+        (listed,) = get_data_parts(task.status.message.parts)
+        (call,) = listed["toolCalls"]
+        assert (call["name"], call["arguments"]) == ("lookup", {"query": "tide"})
+        with pytest.raises(InvalidParamsError, match="toolResults"):
+            await send(client, message("yes", task_id=task.id))
+        result = {"toolResults": [{"toolCallId": call["id"], "output": "noon"}]}
+        done, _ = await send(client, message(data=result, task_id=task.id))
+    assert state(done) == "completed"
+    with live.client() as http:
+        messages = http.get("/v1/sessions/ext/messages").json()["messages"]
+    outputs = [b["output"] for m in messages for b in m["content"] if b["type"] == "tool_result"]
+    assert outputs == ["noon"]
+
+
 async def test_bad_answers_change_nothing(live: Live) -> None:
     async with a2a_client(live.url) as client:
         task, _ = await send(client, message(json.dumps(NOTE), context_id="n-bad"))

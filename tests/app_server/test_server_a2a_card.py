@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import httpx
 import pytest
 from a2a.types.a2a_pb2 import (
     AgentCard,
@@ -23,6 +24,11 @@ from a2a.utils.errors import A2AError, PushNotificationNotSupportedError
 from a2a.utils.proto_utils import validate_proto_required_fields
 from a2a_helpers import a2a_client, message, send
 from google.protobuf.json_format import MessageToDict, ParseDict
+from svc_agents import make_agent
+from svc_helpers import ThreadServer
+
+from tether.app.server import create_app
+from tether.app.storage import SQLiteStorage
 
 if TYPE_CHECKING:
     from a2a.client import Client
@@ -177,3 +183,14 @@ def test_contract_test_rejects_a_broken_card(live: Live, tmp_path: Path) -> None
 
 def test_root_card_only_for_a_single_agent(live: Live) -> None:
     assert card_of(live, "/.well-known/agent-card.json") == card_of(live)
+
+
+def test_root_card_is_404_with_several_agents(tmp_path: Path) -> None:
+    agents = {"planner": make_agent(), "helper": make_agent()}
+    app = create_app(agents, SQLiteStorage(tmp_path / "s.db"), api_keys={"k-0123456789": "u"})
+    with ThreadServer(app) as server, httpx.Client(base_url=server.url) as anon:
+        root = anon.get("/.well-known/agent-card.json")
+        helper = anon.get("/a2a/helper/.well-known/agent-card.json").json()
+    assert root.status_code == 404
+    assert "/a2a/helper/.well-known/agent-card.json" in root.json()["detail"]
+    assert helper["supportedInterfaces"][0]["url"] == f"{server.url}/a2a/helper"

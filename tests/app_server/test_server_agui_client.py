@@ -11,8 +11,9 @@ import json
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -34,8 +35,28 @@ def _node() -> str:
     return node
 
 
+@pytest.fixture
+def live_team(backend: Any, test_dir: Path) -> Iterator[Live]:
+    """The service serving `planner` and the sub-agent `team` (its researcher's gate open)."""
+    from subagent_svc import agents
+    from svc_agents import make_agent
+    from svc_helpers import ThreadServer
+
+    from conftest import KEYS
+    from conftest import Live as LiveServer
+    from tether.app.server import create_app
+
+    (test_dir / "mid").touch()
+    storage, events = backend.pair()
+    served = {"planner": make_agent(), **agents()}
+    app = create_app(served, storage, events=events, api_keys=KEYS, lease_ttl=2.0)
+    with ThreadServer(app) as server:
+        yield LiveServer(server.url, backend, test_dir)
+
+
 @pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
-def test_agui_client_scenarios(live: Live, tmp_path: Path) -> None:
+def test_agui_client_scenarios(live_team: Live, tmp_path: Path) -> None:
+    live = live_team
     node = _node()
     script = MODULES.parent / "agui_client.mjs"  # beside node_modules, so imports resolve
     script.write_text(SCRIPT.read_text())
@@ -68,6 +89,17 @@ def test_agui_client_scenarios(live: Live, tmp_path: Path) -> None:
         assert report[rejected]["second"] == "success"
         assert "saved" not in " ".join(report[rejected]["results"])
     assert [line for line in live.runs() if line.startswith("save_note")] == ["save_note approve"]
+
+    team = report["subagents"]
+    assert (team["first"], team["interrupt"], team["second"]) == (
+        "interrupt",
+        "boss1/wri0",
+        "success",
+    )
+    assert team["types"].count("SUBAGENT_STARTED") == 2
+    assert team["types"].count("SUBAGENT_FINISHED") == 2
+    assert team["secondTypes"].count("SUBAGENT_STARTED") == 1  # the writer continues
+    assert team["result"] == "all done"
 
     front = report["frontend_tool"]
     assert (front["pending"], front["name"], front["args"]) == (1, "set_colour", {"colour": "teal"})

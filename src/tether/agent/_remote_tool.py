@@ -108,6 +108,22 @@ class A2ATool(ToolBase):
         """A remote agent's tools are its own: none to check a confirmation's rules with."""
         return {}
 
+    async def release(self, record: dict[str, Any]) -> None:
+        """The parent was interrupted while the remote task waited: cancel it (best effort)."""
+        task_id = record.get("a2a", {}).get("task_id")
+        if task_id is None:
+            return
+        from a2a.types import CancelTaskRequest
+
+        try:
+            async with self.remote.connected() as client:
+                with translated(self.remote.url):
+                    await asyncio.wait_for(
+                        client.cancel_task(CancelTaskRequest(id=task_id)), _CANCEL_TIMEOUT
+                    )
+        except Exception as exc:  # the interruption goes on; the remote task is left
+            _log.warning("could not cancel remote task %s of %r: %s", task_id, self.name, exc)
+
     def _task(self, tool_input: BaseModel) -> str:
         if isinstance(tool_input, TaskInput):
             return tool_input.task
@@ -204,15 +220,24 @@ class _Exchange:
                                    if update.status.HasField("message") else None)  # fmt: skip
             elif kind == "artifact_update":
                 artifact = response.artifact_update.artifact
-                parts = self.artifacts.setdefault(artifact.artifact_id, [])
-                if not response.artifact_update.append:
-                    parts.clear()
-                parts.extend(artifact.parts)
+                self._add(artifact.artifact_id, list(artifact.parts),
+                          append=response.artifact_update.append)  # fmt: skip
                 await self._text(artifact.artifact_id, text_of(artifact.parts))
             elif kind == "message":  # a direct answer: no task
                 self.reply = response.message
                 self.state = "TASK_STATE_COMPLETED"
                 await self._text(response.message.message_id, text_of(response.message.parts))
+
+    def _add(self, artifact_id: str, new: list[Part], *, append: bool) -> None:
+        """Keep an artifact's parts; an appended text chunk continues its last text part."""
+        parts = self.artifacts.setdefault(artifact_id, [])
+        if not append:
+            parts.clear()
+        for i, part in enumerate(new):
+            if append and i == 0 and parts and part.HasField("text") and parts[-1].HasField("text"):
+                parts[-1] = text_part(parts[-1].text + part.text)
+            else:
+                parts.append(part)
 
     def _task(self, task: Task) -> None:
         self._ids(task.id, task.context_id)
@@ -283,13 +308,13 @@ class _Exchange:
         context, tool = self.context, self.tool
         if self.state in _WAITING:
             return await self._pause()
-        parts: list[Part] = [p for ps in self.artifacts.values() for p in ps]
-        if self.reply is not None:
-            parts += list(self.reply.parts)
-        if not parts and self.status is not None:
-            parts = list(self.status.parts)
-        text = text_of(parts)
-        data = data_of(parts)
+        # The text: the final message's (a direct reply, or the status message the task
+        # ended with), else the artifacts'; structured output: the first data part.
+        artifacts: list[Part] = [p for ps in self.artifacts.values() for p in ps]
+        message = self.reply or self.status
+        said = list(message.parts) if message is not None else []
+        text = text_of(said) or text_of(artifacts)
+        data = data_of(artifacts) or data_of(said)
         if self.state != "TASK_STATE_COMPLETED":
             result = ToolResultBlock(
                 id=context.tool_call_id,
@@ -318,19 +343,21 @@ class _Exchange:
 
     async def _pause(self) -> ToolResultBlock:
         """Leave a stand-in child state that waits on the remote question; pause the parent."""
-        question = text_of(self.status.parts) if self.status is not None else ""
+        parts = list(self.status.parts) if self.status is not None else []
+        question = text_of(parts)
         asked = int(self.info.get("asked", 0)) + 1
         self.info["asked"] = asked
+        shown: dict[str, Any] = {
+            "question": question or "The remote agent needs input.",
+            "task_state": _wire(self.state),
+        }
+        data = data_of(parts)
+        if data:  # e.g. a tether service lists the calls it asks about
+            shown["data"] = data[0]
         call = ToolCallBlock(
             id=f"q{asked}",
             name=QUESTION_TOOL,
-            input=json.dumps(
-                {
-                    "question": question or "The remote agent needs input.",
-                    "task_state": _wire(self.state),
-                },  # fmt: skip
-                ensure_ascii=False,
-            ),
+            input=json.dumps(shown, ensure_ascii=False),
             state=ToolCallState.ASKING,
         )
         state = AgentState()

@@ -170,5 +170,8 @@ class ProxyCalls:
 
 
 def sends_proxy(params: dict[str, Any]) -> bool:
-    """Whether chat-completions `params` send the proxy tool (its calls are turned back)."""
-    return any(t["function"]["name"] == PROXY_TOOL for t in params.get("tools", ()))
+    """Whether chat-completions `params` send the proxy tool (its calls are turned back).
+
+    The proxy, not an agent's own tool of that name (which turns the proxy off).
+    """
+    return any(t["function"] == _PROXY_SCHEMA for t in params.get("tools", ()))
