@@ -1,10 +1,13 @@
-"""A real work dir on disk with the traps the adversarial tests need."""
+"""A real work dir on disk with the traps the adversarial tests need, and contexts on it."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from tether.permission import PermissionContext, PermissionMode
 
 
 @dataclass
@@ -45,3 +48,23 @@ def make_workspace(tmp_path: Path) -> Workspace:
     (root / "src" / "link_ssh").symlink_to(home / ".ssh")
     (root / "notes.txt").symlink_to(home / ".ssh" / "id_rsa")
     return Workspace(root=root, home=home, outside=outside)
+
+
+def permission_context(
+    where: Workspace | Path,
+    mode: PermissionMode = PermissionMode.DEFAULT,
+    *,
+    allow: Sequence[str] = (),
+    deny: Sequence[str] = (),
+    ask: Sequence[str] = (),
+    dirs: Sequence[Path] | None = None,
+) -> PermissionContext:
+    """A context with these rules, working in `dirs` (default: the workspace's work dir)."""
+    root = where.root if isinstance(where, Workspace) else where
+    return PermissionContext(
+        mode=mode,
+        allow_rules=list(allow),
+        deny_rules=list(deny),
+        ask_rules=list(ask),
+        working_directories=[str(d) for d in (dirs or [root])],
+    )

@@ -6,10 +6,8 @@ The analysis read `ls<CR>rm -rf src` as `ls rm -rf src`; bash runs a command nam
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from permission_workspace import Workspace, make_workspace
+from permission_workspace import Workspace
 
 from tether.permission import (
     PermissionBehavior,
@@ -23,11 +21,9 @@ ALLOW, ASK, DENY = PermissionBehavior.ALLOW, PermissionBehavior.ASK, PermissionB
 
 
 @pytest.fixture
-def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Workspace:
-    workspace = make_workspace(tmp_path)
-    monkeypatch.setenv("HOME", str(workspace.home))
-    (workspace.root / "d\rx").symlink_to(workspace.home / ".aws")
-    return workspace
+def ws(ws: Workspace) -> Workspace:
+    (ws.root / "d\rx").symlink_to(ws.home / ".aws")
+    return ws
 
 
 def _decide(ws: Workspace, command: str, mode: PermissionMode = PermissionMode.DEFAULT):

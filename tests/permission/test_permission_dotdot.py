@@ -6,14 +6,11 @@ out of it, so the file opened is outside. The checks must judge the file really 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from permission_workspace import Workspace, make_workspace
+from permission_workspace import Workspace, permission_context
 
 from tether.permission import (
     PermissionBehavior,
-    PermissionContext,
     PermissionMode,
     check_path_access,
     check_shell_command,
@@ -26,14 +23,9 @@ CLIMB = "link_out/../outside/data.txt"  # really <base>/outside/data.txt
 
 
 @pytest.fixture
-def ws(tmp_path: Path) -> Workspace:
-    workspace = make_workspace(tmp_path)
-    assert (workspace.root / CLIMB).read_text() == "outside\n"  # the kernel's reading
-    return workspace
-
-
-def _ctx(ws: Workspace, mode: PermissionMode = PermissionMode.DEFAULT) -> PermissionContext:
-    return PermissionContext(mode=mode, working_directories=[str(ws.root)])
+def ws(ws: Workspace) -> Workspace:
+    assert (ws.root / CLIMB).read_text() == "outside\n"  # the kernel's reading
+    return ws
 
 
 @pytest.mark.parametrize(
@@ -47,11 +39,11 @@ def _ctx(ws: Workspace, mode: PermissionMode = PermissionMode.DEFAULT) -> Permis
     ],
 )
 def test_shell_reads_through_a_link_and_up_are_not_allowed(ws: Workspace, command: str) -> None:
-    assert check_shell_command(command, _ctx(ws), cwd=str(ws.root)).behavior == ASK
+    assert check_shell_command(command, permission_context(ws), cwd=str(ws.root)).behavior == ASK
 
 
 def test_shell_writes_through_a_link_and_up_are_not_allowed(ws: Workspace) -> None:
-    ctx = _ctx(ws, PermissionMode.ACCEPT_EDITS)
+    ctx = permission_context(ws, PermissionMode.ACCEPT_EDITS)
     decision = check_shell_command("echo x > link_out/../outside/x.txt", ctx, cwd=str(ws.root))
     assert decision.behavior != ALLOW
 
@@ -59,12 +51,12 @@ def test_shell_writes_through_a_link_and_up_are_not_allowed(ws: Workspace) -> No
 @pytest.mark.parametrize("tool", ["Read", "Write"])
 def test_file_tools_through_a_link_and_up_are_not_allowed(ws: Workspace, tool: str) -> None:
     access = "read" if tool == "Read" else "write"
-    ctx = _ctx(ws, PermissionMode.ACCEPT_EDITS)
+    ctx = permission_context(ws, PermissionMode.ACCEPT_EDITS)
     assert check_path_access(tool, CLIMB, access, ctx, cwd=str(ws.root)).behavior == ASK
 
 
 def test_plain_directories_and_up_stay_allowed(ws: Workspace) -> None:
-    ctx = _ctx(ws)
+    ctx = permission_context(ws)
     assert check_shell_command("cat src/../README.md", ctx, cwd=str(ws.root)).behavior == ALLOW
     assert (
         check_path_access("Read", "src/pkg/../app.py", "read", ctx, cwd=str(ws.root)).behavior

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import Any
 
 import pytest
 from permission_fakes import FakeBash, FakeFileTool, FakePlainTool
-from permission_workspace import Workspace, make_workspace
+from permission_workspace import Workspace, permission_context
 
 from tether.errors import PermissionRuleError
 from tether.permission import (
@@ -22,19 +21,6 @@ from tether.permission import (
 )
 
 ALLOW, ASK, DENY = PermissionBehavior.ALLOW, PermissionBehavior.ASK, PermissionBehavior.DENY
-
-
-@pytest.fixture
-def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Workspace:
-    workspace = make_workspace(tmp_path)
-    monkeypatch.setenv("HOME", str(workspace.home))
-    return workspace
-
-
-def _ctx(
-    ws: Workspace, mode: PermissionMode = PermissionMode.DEFAULT, **rules: Any
-) -> PermissionContext:
-    return PermissionContext(mode=mode, working_directories=[str(ws.root)], **rules)
 
 
 async def _decide(
@@ -84,23 +70,23 @@ def test_context_takes_text_rules_and_sets_their_behavior() -> None:
 
 async def test_decision_order_deny_then_ask_then_allow(ws: Workspace) -> None:
     bash = FakeBash()
-    both = _ctx(ws, allow_rules=["Bash(npm test)"], deny_rules=["Bash(npm:*)"])
+    both = permission_context(ws, allow=["Bash(npm test)"], deny=["Bash(npm:*)"])
     assert (await _decide(both, bash, {"command": "npm test"})).behavior is DENY
-    asked = _ctx(ws, allow_rules=["Bash(npm test)"], ask_rules=["Bash(npm test)"])
+    asked = permission_context(ws, allow=["Bash(npm test)"], ask=["Bash(npm test)"])
     decision = await _decide(asked, bash, {"command": "npm test"})
     assert decision.behavior is ASK and decision.rule == asked.ask_rules[0]
     assert decision.suggested_rules == []  # a rule decided: nothing to suggest
-    allowed = _ctx(ws, allow_rules=["Bash(npm test)"])
+    allowed = permission_context(ws, allow=["Bash(npm test)"])
     decision = await _decide(allowed, bash, {"command": "npm test"})
     assert decision.behavior is ALLOW
 
 
 async def test_deny_wins_over_bypass_and_every_allow(ws: Workspace) -> None:
-    ctx = _ctx(
+    ctx = permission_context(
         ws,
         PermissionMode.BYPASS,
-        allow_rules=["Bash", "Read"],
-        deny_rules=["Read(secret/**)", "Bash(curl:*)"],
+        allow=["Bash", "Read"],
+        deny=["Read(secret/**)", "Bash(curl:*)"],
     )
     assert (await _decide(ctx, FakeBash(), {"command": "curl http://x"})).behavior is DENY
     assert (await _decide(ctx, FakeBash(), {"command": "cat secret/key.txt"})).behavior is DENY
@@ -112,21 +98,21 @@ async def test_deny_wins_over_bypass_and_every_allow(ws: Workspace) -> None:
 
 async def test_modes(ws: Workspace) -> None:
     write, read, bash = FakeFileTool("Write", "write"), FakeFileTool("Read", "read"), FakeBash()
-    default = _ctx(ws)
+    default = permission_context(ws)
     assert (await _decide(default, write, {"path": "src/x.py"})).behavior is ASK
     assert (await _decide(default, read, {"path": "src/app.py"})).behavior is ALLOW
-    accept = _ctx(ws, PermissionMode.ACCEPT_EDITS)
+    accept = permission_context(ws, PermissionMode.ACCEPT_EDITS)
     assert (await _decide(accept, write, {"path": "src/x.py"})).behavior is ALLOW
     assert (await _decide(accept, write, {"path": "../outside/x"})).behavior is ASK
     assert (await _decide(accept, write, {"path": ".env"})).behavior is ASK
-    explore = _ctx(ws, PermissionMode.EXPLORE, allow_rules=["Write", "Bash(rm:*)"])
+    explore = permission_context(ws, PermissionMode.EXPLORE, allow=["Write", "Bash(rm:*)"])
     assert (await _decide(explore, write, {"path": "src/x.py"})).behavior is DENY
     assert (await _decide(explore, bash, {"command": "rm x"})).behavior is DENY
     assert (await _decide(explore, bash, {"command": "ls src"})).behavior is ALLOW
     assert (await _decide(explore, read, {"path": "src/app.py"})).behavior is ALLOW
-    bypass = _ctx(ws, PermissionMode.BYPASS)
+    bypass = permission_context(ws, PermissionMode.BYPASS)
     assert (await _decide(bypass, write, {"path": "/tmp/x"})).behavior is ALLOW
-    dont_ask = _ctx(ws, PermissionMode.DONT_ASK, allow_rules=["Bash(npm test)"])
+    dont_ask = permission_context(ws, PermissionMode.DONT_ASK, allow=["Bash(npm test)"])
     decision = await _decide(dont_ask, bash, {"command": "npm run build"})
     assert decision.behavior is DENY and "dont_ask" in decision.reason
     assert (await _decide(dont_ask, bash, {"command": "npm test"})).behavior is ALLOW
@@ -135,15 +121,15 @@ async def test_modes(ws: Workspace) -> None:
 
 async def test_sensitive_ask_is_not_silenced_by_a_bare_allow_rule(ws: Workspace) -> None:
     read = FakeFileTool("Read", "read")
-    bare = _ctx(ws, allow_rules=["Read"])
+    bare = permission_context(ws, allow=["Read"])
     decision = await _decide(bare, read, {"path": ".env"})
     assert decision.behavior is ASK and decision.safety_check
     assert (await _decide(bare, read, {"path": "README.md"})).behavior is ALLOW
-    broad = _ctx(ws, allow_rules=["Read(**)"])
+    broad = permission_context(ws, allow=["Read(**)"])
     assert (await _decide(broad, read, {"path": ".env"})).behavior is ASK
-    named = _ctx(ws, allow_rules=["Read(.env)"])
+    named = permission_context(ws, allow=["Read(.env)"])
     assert (await _decide(named, read, {"path": ".env"})).behavior is ALLOW
-    ssh = _ctx(ws, allow_rules=["Read(~/.ssh/**)"])
+    ssh = permission_context(ws, allow=["Read(~/.ssh/**)"])
     assert (await _decide(ssh, read, {"path": str(ws.home / ".ssh" / "id_rsa")})).behavior is ALLOW
     assert (await _decide(ssh, FakeBash(), {"command": "cat ~/.ssh/id_rsa"})).behavior is ALLOW
 
@@ -152,7 +138,7 @@ async def test_ask_carries_suggestions_and_an_accepted_rule_allows_later_calls(
     ws: Workspace,
 ) -> None:
     bash = FakeBash()
-    ctx = _ctx(ws)
+    ctx = permission_context(ws)
     decision = await _decide(ctx, bash, {"command": "git commit -m first && npm run build"})
     assert decision.behavior is ASK
     assert [str(r) for r in decision.suggested_rules] == [
@@ -178,17 +164,17 @@ async def test_ask_carries_suggestions_and_an_accepted_rule_allows_later_calls(
 async def test_engine_fills_suggestions_from_the_subject_when_the_tool_gave_none(
     ws: Workspace,
 ) -> None:
-    decision = await _decide(_ctx(ws), FakePlainTool("deploy"), {})
+    decision = await _decide(permission_context(ws), FakePlainTool("deploy"), {})
     assert decision.behavior is ASK
     assert [str(r) for r in decision.suggested_rules] == ["deploy"]
-    allowed = _ctx(ws, allow_rules=["deploy"])
+    allowed = permission_context(ws, allow=["deploy"])
     assert (await _decide(allowed, FakePlainTool("deploy"), {})).behavior is ALLOW
     denied_by_tool = FakePlainTool("deploy", own=DENY)
     assert (await _decide(allowed, denied_by_tool, {})).behavior is DENY
 
 
 async def test_tool_state_cwd_is_used_and_concurrent_decisions_do_not_mix(ws: Workspace) -> None:
-    engine = PermissionEngine(_ctx(ws))
+    engine = PermissionEngine(permission_context(ws))
     bash = FakeBash()
     inside, outside = {"cwd": str(ws.root / "src")}, {"cwd": str(ws.outside)}
     results = await asyncio.gather(
@@ -199,6 +185,6 @@ async def test_tool_state_cwd_is_used_and_concurrent_decisions_do_not_mix(ws: Wo
 
 
 async def test_rules_for_other_tools_are_ignored(ws: Workspace) -> None:
-    ctx = _ctx(ws, deny_rules=["Grep"], allow_rules=["Bash(deploy:*)"])
+    ctx = permission_context(ws, deny=["Grep"], allow=["Bash(deploy:*)"])
     assert (await _decide(ctx, FakeBash(), {"command": "grep x README.md"})).behavior is ALLOW
     assert (await _decide(ctx, FakePlainTool("deploy"), {})).behavior is ASK

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from permission_fakes import FakeBash
-from permission_workspace import Workspace, make_workspace
+from permission_workspace import Workspace, permission_context
 
 from tether.permission import (
     PermissionBehavior,
@@ -27,19 +27,9 @@ from tether.permission import (
 ALLOW, ASK = PermissionBehavior.ALLOW, PermissionBehavior.ASK
 
 
-@pytest.fixture
-def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Workspace:
-    workspace = make_workspace(tmp_path)
-    monkeypatch.setenv("HOME", str(workspace.home))
-    return workspace
-
-
 def _ctx(ws: Workspace, mode: PermissionMode = PermissionMode.DEFAULT) -> PermissionContext:
-    return PermissionContext(
-        mode=mode,
-        working_directories=[str(ws.root)],
-        allow_rules=["Bash(git add:*)", "Edit(src/**)"],
-        deny_rules=["Read(secret/**)"],
+    return permission_context(
+        ws, mode, allow=["Bash(git add:*)", "Edit(src/**)"], deny=["Read(secret/**)"]
     )
 
 

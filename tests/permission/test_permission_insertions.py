@@ -8,19 +8,16 @@ get stricter. (Inside a word or after `>` it names another file, which is anothe
 
 from __future__ import annotations
 
-import os
-
 import pytest
 import test_permission_adversarial as adversarial
 import test_permission_properties as properties
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from permission_workspace import Workspace, make_workspace
+from permission_workspace import Workspace, permission_context
 from test_permission_options import ISSUE_CASES, OWN_CASES
 
 from tether.permission import (
     PermissionBehavior,
-    PermissionContext,
     PermissionMode,
     check_shell_command,
 )
@@ -49,24 +46,12 @@ MODES = [PermissionMode.DEFAULT, PermissionMode.ACCEPT_EDITS, PermissionMode.EXP
 
 
 @pytest.fixture(scope="module")
-def ws(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
-    workspace = make_workspace(tmp_path_factory.mktemp("insertions"))
-    old = os.environ.get("HOME")
-    os.environ["HOME"] = str(workspace.home)
-    yield workspace
-    if old is None:
-        del os.environ["HOME"]
-    else:
-        os.environ["HOME"] = old
+def ws(module_ws: Workspace) -> Workspace:
+    return module_ws
 
 
 def _decide(ws: Workspace, command: str, mode: PermissionMode) -> PermissionBehavior:
-    context = PermissionContext(
-        mode=mode,
-        working_directories=[str(ws.root)],
-        deny_rules=["Bash(rm:*)"],
-        allow_rules=["Bash(git commit:*)"],
-    )
+    context = permission_context(ws, mode, allow=["Bash(git commit:*)"], deny=["Bash(rm:*)"])
     return check_shell_command(command, context, cwd=str(ws.root)).behavior
 
 

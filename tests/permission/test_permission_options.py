@@ -7,11 +7,9 @@ to its end. Every case here was ALLOW before the fix.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from permission_fakes import FakeBash
-from permission_workspace import Workspace, make_workspace
+from permission_workspace import Workspace
 
 from tether.permission import (
     PermissionBehavior,
@@ -23,13 +21,6 @@ from tether.permission import (
 )
 
 ALLOW, ASK, DENY = PermissionBehavior.ALLOW, PermissionBehavior.ASK, PermissionBehavior.DENY
-
-
-@pytest.fixture
-def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Workspace:
-    workspace = make_workspace(tmp_path)
-    monkeypatch.setenv("HOME", str(workspace.home))
-    return workspace
 
 
 def _decide(ws: Workspace, command: str, mode: PermissionMode = PermissionMode.DEFAULT):

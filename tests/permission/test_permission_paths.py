@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
-from typing import Any
+from collections.abc import Sequence
 
 import pytest
-from permission_workspace import Workspace, make_workspace
+from permission_workspace import Workspace, permission_context
 
 from tether.permission import (
     FileAccess,
@@ -22,19 +21,6 @@ from tether.permission import (
 )
 
 ALLOW, ASK, DENY = PermissionBehavior.ALLOW, PermissionBehavior.ASK, PermissionBehavior.DENY
-
-
-@pytest.fixture
-def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Workspace:
-    workspace = make_workspace(tmp_path)
-    monkeypatch.setenv("HOME", str(workspace.home))
-    return workspace
-
-
-def _ctx(
-    ws: Workspace, mode: PermissionMode = PermissionMode.DEFAULT, **rules: Any
-) -> PermissionContext:
-    return PermissionContext(mode=mode, working_directories=[str(ws.root)], **rules)
 
 
 def _rule(text: str, behavior: PermissionBehavior = ALLOW) -> PermissionRule:
@@ -62,7 +48,7 @@ def _rule(text: str, behavior: PermissionBehavior = ALLOW) -> PermissionRule:
     ],
 )
 def test_match_path_rule_allow(ws: Workspace, rule: str, path: str, expected: bool) -> None:
-    assert match_path_rule(_rule(rule), path, _ctx(ws), cwd=str(ws.root)) is expected
+    assert match_path_rule(_rule(rule), path, permission_context(ws), cwd=str(ws.root)) is expected
 
 
 @pytest.mark.parametrize(
@@ -79,13 +65,15 @@ def test_match_path_rule_allow(ws: Workspace, rule: str, path: str, expected: bo
 def test_deny_rules_match_written_and_real_path_ignoring_case(
     ws: Workspace, rule: str, path: str
 ) -> None:
-    assert match_path_rule(_rule(rule, DENY), path, _ctx(ws), cwd=str(ws.root))
+    assert match_path_rule(_rule(rule, DENY), path, permission_context(ws), cwd=str(ws.root))
 
 
 def test_rule_without_specifier(ws: Workspace) -> None:
-    assert match_path_rule(_rule("Read"), "src/app.py", _ctx(ws), cwd=str(ws.root))
-    assert not match_path_rule(_rule("Read"), ".env", _ctx(ws), cwd=str(ws.root))  # sensitive
-    assert match_path_rule(_rule("Read", DENY), ".env", _ctx(ws), cwd=str(ws.root))
+    assert match_path_rule(_rule("Read"), "src/app.py", permission_context(ws), cwd=str(ws.root))
+    assert not match_path_rule(
+        _rule("Read"), ".env", permission_context(ws), cwd=str(ws.root)
+    )  # sensitive
+    assert match_path_rule(_rule("Read", DENY), ".env", permission_context(ws), cwd=str(ws.root))
 
 
 def test_check_path_access_matrix(ws: Workspace) -> None:
@@ -95,10 +83,14 @@ def test_check_path_access_matrix(ws: Workspace) -> None:
         path: str,
         access: FileAccess,
         mode: PermissionMode = PermissionMode.DEFAULT,
-        **rules: Any,
+        *,
+        allow: Sequence[str] = (),
+        deny: Sequence[str] = (),
+        ask: Sequence[str] = (),
     ) -> PermissionBehavior:
         tool = "Write" if access == "write" else "Read"
-        return check_path_access(tool, path, access, _ctx(ws, mode, **rules), cwd=cwd).behavior
+        ctx = permission_context(ws, mode, allow=allow, deny=deny, ask=ask)
+        return check_path_access(tool, path, access, ctx, cwd=cwd).behavior
 
     assert check("src/app.py", "read") is ALLOW
     assert check("src/app.py", "write") is ASK
@@ -116,24 +108,24 @@ def test_check_path_access_matrix(ws: Workspace) -> None:
     assert check("/dev/null", "write") is ALLOW
     assert check("bad\x00path", "read") is DENY
     # Edit rules cover Write, Read deny rules cover writes, Edit allow rules allow reads.
-    assert check("src/new.py", "write", allow_rules=["Edit(src/**)"]) is ALLOW
+    assert check("src/new.py", "write", allow=["Edit(src/**)"]) is ALLOW
     assert (
-        check(
-            "secret/key.txt", "write", PermissionMode.ACCEPT_EDITS, deny_rules=["Read(secret/**)"]
-        )
+        check("secret/key.txt", "write", PermissionMode.ACCEPT_EDITS, deny=["Read(secret/**)"])
         is DENY
     )
-    assert check("../outside/data.txt", "read", allow_rules=["Edit(../outside/**)"]) is ALLOW
-    assert check("../outside/data.txt", "write", allow_rules=["Read(../outside/**)"]) is ASK
-    assert check("src/app.py", "read", ask_rules=["Read(src/**)"]) is ASK
-    assert check(".env", "read", allow_rules=["Read(.env)"]) is ALLOW
+    assert check("../outside/data.txt", "read", allow=["Edit(../outside/**)"]) is ALLOW
+    assert check("../outside/data.txt", "write", allow=["Read(../outside/**)"]) is ASK
+    assert check("src/app.py", "read", ask=["Read(src/**)"]) is ASK
+    assert check(".env", "read", allow=["Read(.env)"]) is ALLOW
 
 
 def test_check_path_access_reason_and_suggestion(ws: Workspace) -> None:
-    decision = check_path_access("Write", "src/pkg/new.py", "write", _ctx(ws), cwd=str(ws.root))
+    decision = check_path_access(
+        "Write", "src/pkg/new.py", "write", permission_context(ws), cwd=str(ws.root)
+    )
     assert decision.behavior is ASK and "confirmation" in decision.reason
     assert [str(r) for r in decision.suggested_rules] == ["Edit(src/pkg/**)"]
-    sensitive = check_path_access("Read", ".env", "read", _ctx(ws), cwd=str(ws.root))
+    sensitive = check_path_access("Read", ".env", "read", permission_context(ws), cwd=str(ws.root))
     assert sensitive.safety_check and sensitive.suggested_rules == [] and ".env" in sensitive.reason
 
 
@@ -152,7 +144,7 @@ def test_empty_work_dirs_mean_the_process_cwd(
 
 
 def test_suggest_path_rules(ws: Workspace) -> None:
-    ctx, cwd = _ctx(ws), str(ws.root)
+    ctx, cwd = permission_context(ws), str(ws.root)
     assert [str(r) for r in suggest_path_rules("Write", "src/pkg/new.py", ctx, cwd=cwd)] == [
         "Edit(src/pkg/**)"
     ]

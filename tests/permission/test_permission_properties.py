@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from permission_fakes import FakeBash
+from permission_workspace import permission_context
 
 from tether.permission import (
     PermissionBehavior,
@@ -74,12 +75,7 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _ctx(work: Path, mode: PermissionMode) -> PermissionContext:
-    return PermissionContext(
-        mode=mode,
-        working_directories=[str(work)],
-        deny_rules=["Bash(rm:*)"],
-        allow_rules=["Bash(git commit:*)"],
-    )
+    return permission_context(work, mode, allow=["Bash(git commit:*)"], deny=["Bash(rm:*)"])
 
 
 MODES = st.sampled_from(list(PermissionMode))

@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from permission_fakes import FakeBash, FakeFileTool
-from permission_workspace import Workspace, make_workspace
+from permission_workspace import Workspace, permission_context
 
 from tether.permission import (
     PermissionBehavior,
-    PermissionContext,
     PermissionEngine,
     PermissionMode,
     check_path_access,
@@ -30,37 +28,12 @@ from tether.permission._sensitive import sensitive_token
 ALLOW, ASK, DENY = PermissionBehavior.ALLOW, PermissionBehavior.ASK, PermissionBehavior.DENY
 
 
-@pytest.fixture
-def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Workspace:
-    workspace = make_workspace(tmp_path)
-    monkeypatch.setenv("HOME", str(workspace.home))
-    monkeypatch.delenv("CDPATH", raising=False)
-    return workspace
-
-
-def _ctx(
-    ws: Workspace,
-    mode: PermissionMode = PermissionMode.DEFAULT,
-    *,
-    allow: Sequence[str] = (),
-    deny: Sequence[str] = (),
-    ask: Sequence[str] = (),
-) -> PermissionContext:
-    return PermissionContext(
-        mode=mode,
-        allow_rules=list(allow),
-        deny_rules=list(deny),
-        ask_rules=list(ask),
-        working_directories=[str(ws.root)],
-    )
-
-
 def _check(ws: Workspace, command: str, **kw: Any) -> PermissionBehavior:
-    return check_shell_command(command, _ctx(ws, **kw), cwd=str(ws.root)).behavior
+    return check_shell_command(command, permission_context(ws, **kw), cwd=str(ws.root)).behavior
 
 
 async def _engine(ws: Workspace, command: str, **kw: Any) -> PermissionBehavior:
-    ctx = _ctx(ws, **kw)
+    ctx = permission_context(ws, **kw)
     return (await PermissionEngine(ctx).decide(FakeBash(), {"command": command})).behavior
 
 
@@ -306,7 +279,7 @@ async def test_path_ask_rule_holds_under_a_bash_allow_rule(ws: Workspace, allow:
 async def test_path_ask_rule_holds_in_bypass_like_for_the_read_tool(ws: Workspace) -> None:
     kw: dict[str, Any] = {"mode": PermissionMode.BYPASS, "ask": ["Read(secret/**)"]}
     assert await _engine(ws, "cat secret/key.txt", **kw) is ASK
-    ctx = _ctx(ws, PermissionMode.BYPASS, ask=["Read(secret/**)"])
+    ctx = permission_context(ws, PermissionMode.BYPASS, ask=["Read(secret/**)"])
     read = await PermissionEngine(ctx).decide(
         FakeFileTool("Read", "read"), {"path": "secret/key.txt"}
     )
@@ -328,13 +301,13 @@ async def test_path_ask_rule_holds_in_bypass_like_for_the_read_tool(ws: Workspac
     ],
 )
 def test_git_files_that_name_programs_are_sensitive(ws: Workspace, path: str) -> None:
-    ctx = _ctx(ws, PermissionMode.ACCEPT_EDITS)
+    ctx = permission_context(ws, PermissionMode.ACCEPT_EDITS)
     assert check_path_access("Write", path, "write", ctx, cwd=str(ws.root)).behavior is ASK
     assert is_sensitive_path(os.path.join(ws.root, path))
 
 
 def test_ordinary_git_files_are_not_sensitive(ws: Workspace) -> None:
-    ctx = _ctx(ws, PermissionMode.ACCEPT_EDITS)
+    ctx = permission_context(ws, PermissionMode.ACCEPT_EDITS)
     for path in (".git/HEAD", ".github/workflows/ci.yml", "src/config.py"):
         assert check_path_access("Write", path, "write", ctx, cwd=str(ws.root)).behavior is ALLOW
 

@@ -16,7 +16,7 @@ import shlex
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from permission_workspace import Workspace, make_workspace
+from permission_workspace import Workspace
 from test_permission_insertions import CORPUS
 
 from tether.permission import (
@@ -63,20 +63,13 @@ HAZARDS = [
 
 
 @pytest.fixture(scope="module")
-def ws(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
-    workspace = make_workspace(tmp_path_factory.mktemp("suggested"))
-    emb = workspace.root / "emb"  # an embedded bare repository, as a clone delivers it
+def ws(module_ws: Workspace) -> Workspace:
+    emb = module_ws.root / "emb"  # an embedded bare repository, as a clone delivers it
     for d in ("objects", "refs"):
         (emb / d).mkdir(parents=True)
     (emb / "HEAD").write_text("ref: refs/heads/main\n")
     (emb / "config").write_text("[core]\n\tbare = false\n\tworktree = .\n\tfsmonitor = id\n")
-    old = os.environ.get("HOME")
-    os.environ["HOME"] = str(workspace.home)
-    yield workspace
-    if old is None:
-        del os.environ["HOME"]
-    else:
-        os.environ["HOME"] = old
+    return module_ws
 
 
 def _inside(path: str, cwd: str, root: str) -> bool:
