@@ -16,8 +16,9 @@ import pytest
 import remote_server
 from remote_server import QUESTION, REPORT, SECOND, Seen, ThreadServer
 
-from tether.agent import A2AAgent, pending_calls
-from tether.errors import A2AAuthenticationError, A2AConnectionError
+from tether.agent import A2AAgent, Agent, pending_calls
+from tether.credential import A2ACredential
+from tether.errors import A2AAuthenticationError, A2AConnectionError, ConfigError, ResumeError
 from tether.event import (
     AgentEvent,
     ConfirmResult,
@@ -27,8 +28,11 @@ from tether.event import (
     UserConfirmResultEvent,
     UserInterruptEvent,
 )
-from tether.message import ToolCallState, UserMsg
+from tether.message import AssistantMsg, ToolCallState, UserMsg
+from tether.model import ScriptedChatModel
+from tether.permission import PermissionContext, PermissionMode, PermissionRule
 from tether.state import AgentState
+from tether.tool import Toolkit
 
 WORKER = str(Path(__file__).with_name("a2a_parent.py"))
 
@@ -230,3 +234,100 @@ async def test_a_call_found_running_looks_at_its_task_and_never_sends_it_twice(
     assert [c.id for c in pause.tool_calls] == ["c1/q2"]
     assert json.loads(pause.tool_calls[0].input)["question"] == QUESTION
     assert seen.texts == [a2a_parent.TASK]  # the task was sent once
+
+
+async def test_an_edited_input_answers_in_free_text(remote: tuple[str, Seen]) -> None:
+    url, seen = remote
+    lead, events = await first_run(url)
+    [pause] = [e for e in events if isinstance(e, RequireUserConfirmEvent)]
+    [question] = pause.tool_calls
+    shown = json.loads(question.input)
+    edited = question.model_copy(update={"input": json.dumps({**shown, "answer": "only PDFs"})})
+    answer = ConfirmResult(confirmed=True, tool_call=edited)
+    await lead.reply(UserConfirmResultEvent(reply_id=pause.reply_id, confirm_results=[answer]))
+    assert seen.answers == [
+        {"data": [{"approved": True, "answer": "only PDFs"}], "text": ["only PDFs"]}
+    ]
+    assert lead.state.reply is None
+
+
+async def test_rules_sent_with_an_answer_to_a_remote_question_are_refused(
+    remote: tuple[str, Seen],
+) -> None:
+    url, seen = remote
+    lead, events = await first_run(url)
+    [pause] = [e for e in events if isinstance(e, RequireUserConfirmEvent)]
+    before = lead.state.model_dump_json()
+    rule = PermissionRule(tool_name="input_required")
+    answer = ConfirmResult(confirmed=True, tool_call=pause.tool_calls[0], rules=[rule])
+    with pytest.raises(ResumeError):
+        await lead.reply(UserConfirmResultEvent(reply_id=pause.reply_id, confirm_results=[answer]))
+    assert lead.state.model_dump_json() == before and seen.answers == []
+
+
+async def test_a_remote_agent_under_a_local_sub_agent_pauses_the_top_parent(
+    remote: tuple[str, Seen],
+) -> None:
+    url, seen = remote
+    helper = a2a_parent.parent(url)  # the lead of the other tests, now a sub-agent
+    helper.name = "helper"
+    call = ScriptedChatModel.tool_call("helper", {"task": "tidy"}, id="h1")
+    top = Agent(
+        name="top",
+        system_prompt="You delegate to the helper.",
+        model=ScriptedChatModel([AssistantMsg("top", [call]), AssistantMsg("top", "All tidy.")]),
+        toolkit=Toolkit(tools=[helper.as_tool()]),
+    )
+    top.state.permission_context = PermissionContext(mode=PermissionMode.BYPASS)
+    events = [e async for e in top.reply_stream(UserMsg("user", "go"))]
+    paths = {tuple(e.agent_path) for e in events if isinstance(e, SubAgentEvent)}
+    assert ("helper", "cleaner") in paths
+    [pause] = [e for e in events if isinstance(e, RequireUserConfirmEvent)]
+    [question] = pause.tool_calls
+    assert question.id == "h1/c1/q1" and question.metadata["agent_path"] == ["helper", "cleaner"]
+
+    top.state = AgentState.model_validate_json(top.state.model_dump_json())
+    answer = ConfirmResult(confirmed=True, tool_call=question)
+    final = await top.reply(
+        UserConfirmResultEvent(reply_id=pause.reply_id, confirm_results=[answer])
+    )
+    assert final.get_text_content() == "All tidy."
+    assert [a["data"] for a in seen.answers] == [[{"approved": True}]]
+
+
+def test_the_agent_checks_its_url_and_names_itself() -> None:
+    with pytest.raises(ConfigError, match="http"):
+        A2AAgent("files.example.com/agent")
+    assert A2AAgent("https://x.example.com/a2a/clean-up/").name == "clean-up"
+    assert A2AAgent("https://x.example.com").name == "x_example_com"
+    remote = A2AAgent(
+        "https://x.example.com",
+        credential=A2ACredential(api_key="k1"),
+        headers={"X-Team": "blue"},
+    )
+    assert remote.headers() == {"Authorization": "Bearer k1", "X-Team": "blue"}
+    assert "k1" not in repr(remote)
+
+
+async def test_interrupting_the_top_parent_cancels_a_remote_task_under_a_sub_agent(
+    remote: tuple[str, Seen],
+) -> None:
+    url, seen = remote
+    helper = a2a_parent.parent(url)
+    helper.name = "helper"
+    call = ScriptedChatModel.tool_call("helper", {"task": "tidy"}, id="h1")
+    top = Agent(
+        name="top",
+        system_prompt="You delegate to the helper.",
+        model=ScriptedChatModel([AssistantMsg("top", [call]), AssistantMsg("top", "Stopped.")]),
+        toolkit=Toolkit(tools=[helper.as_tool()]),
+    )
+    top.state.permission_context = PermissionContext(mode=PermissionMode.BYPASS)
+    events = [e async for e in top.reply_stream(UserMsg("user", "go"))]
+    [pause] = [e for e in events if isinstance(e, RequireUserConfirmEvent)]
+    child = AgentState.model_validate(top.state.tool_state["helper"]["h1"]["state"])
+    task_id = child.tool_state["cleaner"]["c1"]["a2a"]["task_id"]
+
+    await top.reply(UserInterruptEvent(reply_id=pause.reply_id))
+
+    assert seen.cancelled == [task_id] and top.state.reply is None

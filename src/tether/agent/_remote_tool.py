@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from tether._ids import new_id
 from tether._loop import nested
 from tether.agent._remote_convert import (
     answer_of,
@@ -135,7 +134,10 @@ class A2ATool(ToolBase):
         record: dict[str, Any] | None = context.tool_state.get(context.tool_call_id)
         if record is None:
             task = self._task(tool_input)
-            record = {nested.MARK: self.name, "a2a": {"task": task, "reply_id": new_id()}}
+            # The remote reply's id (and so the first message's) is the call's: a call run
+            # again before its record was saved sends the same message id.
+            reply_id = f"{context.reply_id}.{context.tool_call_id}"
+            record = {nested.MARK: self.name, "a2a": {"task": task, "reply_id": reply_id}}
             context.tool_state[context.tool_call_id] = record
         exchange = _Exchange(self, context, record, run)
         try:

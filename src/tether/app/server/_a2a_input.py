@@ -15,13 +15,13 @@ from typing import Any
 from a2a.helpers.proto_helpers import get_data_parts, get_text_parts
 from a2a.types.a2a_pb2 import Message
 
+from tether.agent import pending_calls
 from tether.app.server._runs import RunInput
 from tether.errors import InvalidInputError, ResumeError
 from tether.event import ConfirmResult, ExternalExecutionResultEvent, UserConfirmResultEvent
 from tether.message import (
     Msg,
     ToolCallBlock,
-    ToolCallState,
     ToolResultBlock,
     ToolResultState,
     UserMsg,
@@ -36,14 +36,14 @@ _NO = {"no", "n", "reject", "rejected", "deny"}
 
 
 def waiting(state: AgentState) -> tuple[list[ToolCallBlock], list[ToolCallBlock]]:
-    """The calls the session's paused reply waits on: (to approve, to be run outside)."""
-    reply = state.reply_msg()
-    if reply is None or state.reply is None:
+    """The calls the session's paused reply waits on: (to approve, to be run outside).
+
+    A call waiting on its sub-agent (local or a remote A2A agent) is replaced by the
+    sub-agent's waiting calls, ids qualified as in the pause events (`pending_calls`).
+    """
+    if state.reply_msg() is None or state.reply is None:
         return [], []
-    calls = list(reply.tool_calls)
-    asking = [c for c in calls if c.state is ToolCallState.ASKING]
-    submitted = [c for c in calls if c.state is ToolCallState.SUBMITTED]
-    return asking, submitted
+    return pending_calls(state)
 
 
 def run_input(message: Message, state: AgentState, *, resuming: bool) -> RunInput:
