@@ -7,7 +7,13 @@ from typing import TYPE_CHECKING
 
 import pytest
 from a2a.helpers.proto_helpers import get_artifact_text, get_data_parts, get_message_text
-from a2a.types.a2a_pb2 import CancelTaskRequest, GetTaskRequest, ListTasksRequest, TaskState
+from a2a.types.a2a_pb2 import (
+    CancelTaskRequest,
+    GetTaskRequest,
+    ListTasksRequest,
+    SubscribeToTaskRequest,
+    TaskState,
+)
 from a2a.utils.errors import InvalidParamsError, TaskNotFoundError
 from a2a_helpers import BOB, a2a_client, message, send, state
 
@@ -94,11 +100,12 @@ async def test_bad_answers_change_nothing(live: Live) -> None:
         task, _ = await send(client, message(json.dumps(NOTE), context_id="n-bad"))
         with live.client() as http:
             before = http.get("/v1/sessions/n-bad").json()
-        for bad in (
-            message("maybe", task_id=task.id),  # not an answer
-            message("something new", context_id="n-bad"),  # not on the waiting task
+        for bad, why in (
+            (message("maybe", task_id=task.id), "yes"),  # not an answer
+            (message("something new", context_id="n-bad"), "taskId"),  # not on the task
+            (message("yes", task_id=task.id, context_id="other"), "not 'other'"),
         ):
-            with pytest.raises(InvalidParamsError, match="yes|taskId"):
+            with pytest.raises(InvalidParamsError, match=why):
                 await send(client, bad)
         still = await client.get_task(GetTaskRequest(id=task.id))
         with live.client() as http:
@@ -125,6 +132,25 @@ async def test_cancel_running_task(live: Live) -> None:
                 await _tick()
         again, _ = await send(client, message("after", context_id="k1"))
     assert state(again) == "completed", "the context takes new tasks after a cancel"
+
+
+async def test_subscribe_to_a_running_task(live: Live) -> None:
+    plan = [[["gate", {"name": "sub"}]], "done now"]
+    async with a2a_client(live.url, streaming=False) as client:
+        request = message(json.dumps(plan), context_id="s1")
+        request.configuration.return_immediately = True
+        task, _ = await send(client, request)
+    async with a2a_client(live.url) as client:
+        while "gate sub start" not in live.runs():
+            await _tick()
+        events = client.subscribe(SubscribeToTaskRequest(id=task.id))
+        first = await anext(events)
+        assert first.WhichOneof("payload") == "task", "the subscription starts with the task"
+        live.open_gate("sub")
+        rest = [e async for e in events]
+    last = rest[-1].status_update
+    assert last.status.state == TaskState.TASK_STATE_COMPLETED
+    assert get_message_text(last.status.message).strip() == "done now"
 
 
 async def test_cancel_waiting_task_aborts_the_pause(live: Live) -> None:
@@ -169,6 +195,3 @@ async def _tick() -> None:
     import asyncio
 
     await asyncio.sleep(0.02)
-
-
-_ = TaskState

@@ -52,10 +52,11 @@ def test_a2a_js_client_scenarios(live: Live) -> None:
     assert not failed, failed
     for binding in ("jsonrpc", "rest"):
         r = report[binding]
+        chunks = r["stream"].pop("artifacts")
+        assert 1 <= chunks <= 3, "the three words stream in one to three chunks"
         assert r["stream"] == {
             "first": "task",
             "last": "statusUpdate",
-            "artifacts": 3,
             "state": "completed",
             "text": "echo: hello js ",
         }

@@ -36,18 +36,33 @@ def translator() -> tuple[A2ATranslator, Collect]:
 
 async def test_text_blocks_stream_as_chunked_artifacts() -> None:
     out, queue = translator()
-    for delta in ("a", "b", "c"):
-        await out.put(TextBlockDeltaEvent(reply_id="r", block_id="b1", delta=delta))
+    for batch in (["a", "b", "c"], ["d"], ["e", "f"]):  # as read from the log
+        for delta in batch:
+            await out.put(TextBlockDeltaEvent(reply_id="r", block_id="b1", delta=delta))
+        await out.flush()
     await out.put(TextBlockEndEvent(reply_id="r", block_id="b1"))
+    await out.put(TextBlockEndEvent(reply_id="r", block_id="empty"))
     chunks = [e for e in queue.events if isinstance(e, TaskArtifactUpdateEvent)]
-    assert [list(get_text_parts(c.artifact.parts)) for c in chunks] == [["a"], ["b"], ["c"]]
+    texts = [list(get_text_parts(c.artifact.parts)) for c in chunks]
+    assert texts == [["ab"], ["c"], ["de"], ["f"]], "one chunk per batch, the last delta held"
     assert [(c.append, c.last_chunk) for c in chunks] == [
         (False, False),
+        (True, False),
         (True, False),
         (True, True),
     ]
     assert {c.artifact.artifact_id for c in chunks} == {"b1"}
     assert not out.finished
+
+
+async def test_a_short_block_is_one_last_chunk() -> None:
+    out, queue = translator()
+    await out.put(TextBlockDeltaEvent(reply_id="r", block_id="b2", delta="hi"))
+    await out.flush()
+    await out.put(TextBlockEndEvent(reply_id="r", block_id="b2"))
+    (chunk,) = queue.events
+    assert (chunk.append, chunk.last_chunk) == (False, True)
+    assert list(get_text_parts(chunk.artifact.parts)) == ["hi"]
 
 
 async def test_structured_output_is_a_data_artifact_and_the_final_message_the_status() -> None:

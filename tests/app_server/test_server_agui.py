@@ -10,12 +10,14 @@ import asyncio
 import json
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
 from ag_ui.core import Event
 from pydantic import TypeAdapter
+from svc_team import Served, serve_team
 
 if TYPE_CHECKING:
     from conftest import Live
@@ -224,20 +226,10 @@ def test_a_frontend_tool_cannot_shadow_the_agents_own(live: Live) -> None:
 
 
 @pytest.fixture
-def team(backend: Any, test_dir: Any) -> Iterator[Live]:
+def team(backend: Any, test_dir: Path) -> Iterator[Served]:
     """The service serving `subagent_svc`'s team: boss → researcher and writer (asks)."""
-    from subagent_svc import agents
-    from svc_helpers import ThreadServer
-
-    from conftest import KEYS
-    from conftest import Live as LiveServer
-    from tether.app.server import create_app
-
-    (test_dir / "mid").touch()  # the researcher's gate is open
-    storage, events = backend.pair()
-    app = create_app(agents(), storage, events=events, api_keys=KEYS, lease_ttl=2.0)
-    with ThreadServer(app) as server:
-        yield LiveServer(server.url, backend, test_dir)
+    with serve_team(backend, test_dir) as served:
+        yield served
 
 
 def by_subagent(events: list[Any]) -> dict[str, list[Any]]:
@@ -250,7 +242,7 @@ def by_subagent(events: list[Any]) -> dict[str, list[Any]]:
     return out
 
 
-def test_a_delegating_agent_streams_its_children_as_subagents(team: Live) -> None:
+def test_a_delegating_agent_streams_its_children_as_subagents(team: Served) -> None:
     with team.client() as client:
         first = run(client, run_input("ta1", [user("go")]), agent="team")
         finish = first[-1]

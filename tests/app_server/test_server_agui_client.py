@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from svc_team import Served, serve_team
 
 if TYPE_CHECKING:
-    from conftest import Live
+    pass
 
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,26 +37,14 @@ def _node() -> str:
 
 
 @pytest.fixture
-def live_team(backend: Any, test_dir: Path) -> Iterator[Live]:
-    """The service serving `planner` and the sub-agent `team` (its researcher's gate open)."""
-    from subagent_svc import agents
-    from svc_agents import make_agent
-    from svc_helpers import ThreadServer
-
-    from conftest import KEYS
-    from conftest import Live as LiveServer
-    from tether.app.server import create_app
-
-    (test_dir / "mid").touch()
-    storage, events = backend.pair()
-    served = {"planner": make_agent(), **agents()}
-    app = create_app(served, storage, events=events, api_keys=KEYS, lease_ttl=2.0)
-    with ThreadServer(app) as server:
-        yield LiveServer(server.url, backend, test_dir)
+def live_team(backend: Any, test_dir: Path) -> Iterator[Served]:
+    """The service serving `planner` and the sub-agent `team`."""
+    with serve_team(backend, test_dir, planner=True) as served:
+        yield served
 
 
 @pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
-def test_agui_client_scenarios(live_team: Live, tmp_path: Path) -> None:
+def test_agui_client_scenarios(live_team: Served, tmp_path: Path) -> None:
     live = live_team
     node = _node()
     script = MODULES.parent / "agui_client.mjs"  # beside node_modules, so imports resolve

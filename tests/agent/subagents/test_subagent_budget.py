@@ -138,3 +138,49 @@ async def test_the_count_survives_a_pause_and_a_fresh_load() -> None:
 def test_the_limit_is_checked_at_construction() -> None:
     with pytest.raises(ValueError, match="max_total_iters"):
         ReActConfig(max_total_iters=0)
+
+
+@pytest.mark.parametrize("concurrent", [True, False])
+async def test_siblings_and_a_grandchild_share_one_count(concurrent: bool) -> None:
+    one = Looper("one", ("lookup", '{"item": "a"}'), ("lookup", '{"item": "b"}'))
+    deep = Looper("deep", ("lookup", '{"item": "e"}'), ("lookup", '{"item": "f"}'))
+    grandchild = Agent("deep", "You dig deeper.", deep, Toolkit(tools=[lookup]))
+    middle = Looper("mid", ("deep", '{"task": "dig"}'), ("lookup", '{"item": "g"}'))
+    kids = [  # the middle one first: run one after the other, it and its child go first
+        Agent("mid", "You delegate.", middle, Toolkit(tools=[grandchild.as_tool(), lookup])),
+        Agent("one", "You dig.", one, Toolkit(tools=[lookup])),
+    ]
+    calls = [(kid.name, '{"task": "dig"}') for kid in kids]
+
+    class Both(Looper):
+        async def stream(self, request: ChatRequest) -> AsyncIterator[ModelDelta]:
+            self.choices.append(str(request.tool_choice))
+            if request.tool_choice == "none":
+                yield TextDelta(text="boss answers")
+                return
+            for index, (name, args) in enumerate(calls):
+                yield ToolCallDelta(index=index, id=f"b{index}", name=name, arguments=args)
+
+    boss_model = Both("boss", ("", ""), ("", ""))
+    tools = [kid.as_tool(concurrency_safe=concurrent) for kid in kids]
+    boss = Agent(
+        "boss",
+        "You lead.",
+        boss_model,
+        Toolkit(tools=tools),
+        react_config=ReActConfig(max_total_iters=8),
+    )
+    msg = await boss.reply(UserMsg("user", "go"))
+    # boss step 1; then 7 steps among mid, deep and one, in whatever order they ran
+    assert len(one.choices) + len(middle.choices) + len(deep.choices) == 7
+    assert "none" not in one.choices + middle.choices + deep.choices
+    assert boss_model.choices == ["auto", "none"]
+    results = {r.id: r for r in msg.tool_results}
+    assert sum(r.metadata["iterations"] for r in results.values()) == 7
+    assert all(r.state is ToolResultState.ERROR for r in results.values())
+    if not concurrent:  # mid 1 step, deep the 6 left; one none
+        assert (len(middle.choices), len(deep.choices), len(one.choices)) == (1, 6, 0)
+        assert (results["b0"].metadata["iterations"], results["b1"].metadata["iterations"]) == (
+            7,
+            0,
+        )

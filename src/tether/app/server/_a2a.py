@@ -43,6 +43,8 @@ __all__ = ["A2AMount", "router"]
 
 _CARD = "/.well-known/agent-card.json"
 _USER = "tether.a2a.user"
+_PARKED = 60.0
+"""Seconds a task waiting for input stays in this worker's memory (then read from storage)."""
 
 router = APIRouter()
 
@@ -75,7 +77,7 @@ class A2AMount:
         rest = scope["path"][len(root) :] if scope["path"].startswith(root) else scope["path"]
         agent_id, _, tail = rest.lstrip("/").partition("/")
         try:
-            agent = self.service.runs.agent(agent_id)
+            self.service.runs.agent(agent_id)  # 404 before the key is looked at
             if "/" + tail == _CARD and request.method == "GET":
                 response = _card(self.service, agent_id, request)
                 return await response(scope, receive, send)
@@ -83,7 +85,6 @@ class A2AMount:
         except TetherError as exc:
             answer = problem(status_of(exc), type(exc).__name__, str(exc))
             return await answer(scope, receive, send)
-        del agent
         path = scope["path"] if tail else scope["path"].rstrip("/") + "/"
         inner = {**scope, "path": path, "root_path": f"{root}/{agent_id}", _USER: user}
         await self._app(agent_id)(inner, receive, send)
@@ -99,8 +100,7 @@ class A2AMount:
         card = agent_card(agent, agent_id, "http://localhost", keys=self.service.keys.enabled)
         store = SessionTaskStore(self.service.runs, agent_id)
         executor = TetherExecutor(self.service, agent_id, store)
-        handler = TetherRequestHandler(agent_executor=executor, task_store=store, agent_card=card)
-        handler.service, handler.agent_id, handler.executor = self.service, agent_id, executor
+        handler = TetherRequestHandler(executor, card, parked=_PARKED)
         self._handlers.append(handler)
         builder = _Callers()
         routes = [

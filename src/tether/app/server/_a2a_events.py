@@ -1,8 +1,9 @@
 """tether's logged events as A2A task updates, through `a2a-sdk`'s `TaskUpdater`.
 
 Each text block of the reply streams as an artifact (its id the block's, chunks appended,
-the last marked `lastChunk`); a structured answer is a `structured_output` artifact with
-one data part. The reply's end completes the task with the final message as the status
+the last marked `lastChunk`); the deltas of one batch read from the log go out as one chunk
+(every chunk is a write of the task). A structured answer is a `structured_output`
+artifact with one data part. The reply's end completes the task with the final message as the status
 message; a confirmation request or external tool calls make it `input-required` (the
 question, and a data part listing the calls); an error fails it.
 """
@@ -37,15 +38,18 @@ class A2ATranslator:
     def __init__(self, updater: TaskUpdater) -> None:
         self.updater = updater
         self.finished = False
-        self._held: dict[str, tuple[str, bool]] = {}  # block id → (last delta, appending)
+        self._pending: dict[str, list[str]] = {}  # block id → deltas not sent yet
+        self._sent: set[str] = set()  # blocks with a chunk sent
 
     async def put(self, event: AgentEvent) -> None:
         """Publish what the event means for the task (most events mean nothing)."""
         match event:
             case TextBlockDeltaEvent() if event.delta:
-                await self._chunk(event.block_id, event.delta)
+                self._pending.setdefault(event.block_id, []).append(event.delta)
             case TextBlockEndEvent():
-                await self._chunk(event.block_id, None)
+                text = "".join(self._pending.pop(event.block_id, ()))
+                if text:
+                    await self._chunk(event.block_id, text, last=True)
             case RequireUserConfirmEvent():
                 await self._ask(question(event.tool_calls), event.tool_calls)
             case RequireExternalExecutionEvent():
@@ -64,20 +68,25 @@ class A2ATranslator:
         self.finished = True
         await self.updater.failed(self.updater.new_agent_message([new_text_part(text)]))
 
-    async def _chunk(self, block_id: str, delta: str | None) -> None:
-        """Send the held chunk of the block, and hold this one (the last is marked)."""
-        held = self._held.pop(block_id, None)
-        if held is not None:
-            text, appending = held
-            await self.updater.add_artifact(
-                [new_text_part(text)],
-                artifact_id=block_id,
-                name="text",
-                append=appending,
-                last_chunk=delta is None,
-            )
-        if delta is not None:
-            self._held[block_id] = (delta, held is not None)
+    async def flush(self) -> None:
+        """Send the text gathered so far, holding back each block's last delta.
+
+        The held delta goes with the block's end, as the chunk marked `lastChunk`.
+        """
+        for block_id, deltas in self._pending.items():
+            if len(deltas) > 1:
+                await self._chunk(block_id, "".join(deltas[:-1]), last=False)
+                del deltas[:-1]
+
+    async def _chunk(self, block_id: str, text: str, *, last: bool) -> None:
+        await self.updater.add_artifact(
+            [new_text_part(text)],
+            artifact_id=block_id,
+            name="text",
+            append=block_id in self._sent,
+            last_chunk=last,
+        )
+        self._sent.add(block_id)
 
     async def _ask(self, text: str, calls: list[ToolCallBlock]) -> None:
         self.finished = True

@@ -81,6 +81,7 @@ class TetherExecutor(AgentExecutor):
                 if event.type in _ENDING and await self._canceled(context, task_id):
                     return  # the cancel ends the task
                 await translator.put(event)
+            await translator.flush()
         if not translator.finished:
             await translator.fail("RunLost: the run ended without an outcome; send it again")
 

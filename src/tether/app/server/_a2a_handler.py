@@ -13,7 +13,14 @@ from collections.abc import AsyncGenerator
 from a2a.server.context import ServerCallContext
 from a2a.server.events import Event
 from a2a.server.request_handlers import DefaultRequestHandler
-from a2a.types.a2a_pb2 import CancelTaskRequest, Message, SendMessageRequest, Task, TaskState
+from a2a.types.a2a_pb2 import (
+    AgentCard,
+    CancelTaskRequest,
+    Message,
+    SendMessageRequest,
+    Task,
+    TaskState,
+)
 from a2a.utils.errors import InvalidParamsError, TaskNotFoundError
 
 from tether.app.server._a2a_executor import TetherExecutor, context_session, stop_context
@@ -34,11 +41,24 @@ _ENDED = {
 
 
 class TetherRequestHandler(DefaultRequestHandler):
-    """The SDK's default handler for one served agent, checked against its sessions."""
+    """The SDK's default handler for one served agent, checked against its sessions.
 
-    service: Service
-    agent_id: str
-    executor: TetherExecutor
+    Args:
+        executor: Runs the agent's tasks (its service, agent id and task store are used).
+        card: The agent's card (the handler reads its capabilities).
+        parked: Seconds a task waiting for input stays in memory.
+    """
+
+    def __init__(self, executor: TetherExecutor, card: AgentCard, *, parked: float) -> None:
+        super().__init__(
+            agent_executor=executor,
+            task_store=executor.store,
+            agent_card=card,
+            interrupted_task_timeout=parked,
+        )
+        self.executor = executor
+        self.service: Service = executor.service
+        self.agent_id = executor.agent_id
 
     async def on_message_send(
         self, params: SendMessageRequest, context: ServerCallContext
@@ -83,8 +103,13 @@ class TetherRequestHandler(DefaultRequestHandler):
                 raise TaskNotFoundError(f"you have no task {message.task_id!r}")
             if task.status.state in _ENDED:
                 return  # the SDK refuses it, with its own error
+            if message.context_id and message.context_id != task.context_id:
+                raise InvalidParamsError(
+                    message=f"task {task.id!r} is in context {task.context_id!r}, not "
+                    f"{message.context_id!r}: drop contextId or send the task's"
+                )
             context_id, resuming = task.context_id, True
-            message.context_id = context_id  # the SDK would make up a new one
+            message.context_id = context_id  # else the SDK would make up a new one
         state = AgentState()
         if context_id is not None:
             ref, state = await context_session(self.service, user, self.agent_id, context_id)

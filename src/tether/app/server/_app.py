@@ -22,6 +22,8 @@ from tether.app.server._elicit import router as elicit_router
 from tether.app.server._headers import SecurityHeaders
 from tether.app.server._intro import router as intro_router
 from tether.app.server._limits import BodyLimit
+from tether.app.server._mcp_login import callback_router as mcp_callback_router
+from tether.app.server._mcp_login import router as mcp_login_router
 from tether.app.server._mcp_resources import router as mcp_resources_router
 from tether.app.server._observability import install_observability
 from tether.app.server._origins import (
@@ -113,6 +115,7 @@ def create_app(
         finally:
             await runs.close(shutdown_grace)
             await a2a.close()
+            await runs.users.close()
             await shared.close()
             await log_store.close()
             await storage.close()
@@ -133,6 +136,8 @@ def create_app(
     app.include_router(agui_router)
     app.include_router(elicit_router)
     app.include_router(mcp_resources_router)
+    app.include_router(mcp_login_router)
+    app.include_router(mcp_callback_router)
     app.include_router(a2a_router)  # the root agent card
     app.mount("/a2a", a2a)
     _health(app)

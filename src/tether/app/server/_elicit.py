@@ -58,7 +58,7 @@ async def answer_mcp_request(
     ref = await service.find(service.user(request), session_id)
     notes = service.runs.notes
     local = pending_request(request_id)
-    question = await Question.find(notes, ref.key, request_id) if notes is not None else None
+    question = await Question.find(notes, ref.key, request_id)
     if question is None and local is not None:
         question = Question(local.kind, local.reply_id)
     active = await service.runs.events.active(ref.key)
@@ -76,16 +76,10 @@ async def answer_mcp_request(
         if body.action is None:
             raise ResumeError(f"MCP request {request_id!r} is an elicitation: send `action`")
         answer = ElicitationResponse(body.action, body.content if body.action == "accept" else None)
-    if notes is not None and not await Question.answer(
-        notes, ref.key, request_id, encode_answer(answer)
-    ):
+    if not await Question.answer(notes, ref.key, request_id, encode_answer(answer)):
         raise ResumeError(f"MCP request {request_id!r} was answered already")
-    if local is not None:  # the call waits here: settle it now (else its worker finds the note)
-        settled = (
-            answer_sampling(request_id, answer)
-            if isinstance(answer, bool)
-            else answer_elicitation(request_id, answer)
-        )
-        if not settled and notes is None:
-            raise ResumeError(f"MCP request {request_id!r} was answered already")
+    if isinstance(answer, bool):  # a call waiting here is settled now; one elsewhere polls
+        answer_sampling(request_id, answer)
+    else:
+        answer_elicitation(request_id, answer)
     return MCPAnswered(request_id=request_id)

@@ -12,9 +12,9 @@ from typing import Any, Literal
 
 from tether.app.storage import LogKey
 from tether.app.storage._notes import NotesBase
-from tether.mcp._relay import AnswerRelay
+from tether.mcp._relay import AnswerRelay, add_relay
 
-__all__ = ["ASK_TTL", "NotesRelay", "Question", "scope_of"]
+__all__ = ["ASK_TTL", "NotesRelay", "Question", "relay_reply", "scope_of"]
 
 ASK_TTL = 3600.0
 """Seconds a question's notes live at most (they are removed when it is settled)."""
@@ -74,3 +74,10 @@ class NotesRelay(AnswerRelay):
         """Remove the question's notes (a later answer gets 409)."""
         await self.notes.pop(self.scope, f"ask:{request_id}")
         await self.notes.pop(self.scope, f"answer:{request_id}")
+
+
+def relay_reply(notes: NotesBase, key: LogKey, reply_id: str) -> tuple[str, AnswerRelay]:
+    """Relay the answers of `reply_id` (of the session `key`) through `notes`."""
+    relay = NotesRelay(notes, key)
+    add_relay(reply_id, relay)
+    return reply_id, relay
