@@ -29,7 +29,12 @@ Each error is printed with what the client saw (status, the error event, the exc
 `--instructions [--tree LABEL=SRC_DIR ...]`: one worker's instructions per reply under
 cachegrind (10 clients, 80 minus 20 replies), SQLite and Redis: a figure load cannot move;
 next to the bare Starlette floor (`_sse_floor.py`: the same events and sizes, one WAL
-insert per event) measured in the same run, and each as a ratio to it.
+insert per event) measured in the same run, and each as a ratio to it. The worker's own
+timers are stretched by `SLOWDOWN` under valgrind (see there). Then, in the same
+run and against the same floor (wall clock, no valgrind, one worker each): the p50 added
+latency at those 10 clients, and the capacity (replies per second per core of the worker's
+CPU) at `--saturated` clients (default 100), each as a ratio to the floor's (issue 33:
+p50 <= 2x the floor's, capacity >= 0.5x). `--seconds` sets each timed row's length.
 Profiling a worker: `BENCH_PROFILE=/tmp/prof` runs each worker under pyinstrument (install
 it by hand) and writes `/tmp/prof.<pid>.txt`; with `BENCH_PROFILER=cprofile` too, under
 cProfile timed by the worker's thread CPU time (`/tmp/prof.<pid>.pstats`: call counts).
@@ -56,6 +61,11 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 REDIS = os.environ.get("TETHER_TEST_REDIS_URL", "redis://127.0.0.1:6379/12")
 MODEL_SECONDS = 0.05
+SLOWDOWN = 50
+"""How much slower a worker runs under valgrind: `--instructions` stretches the run's own
+timers by this much (the 0.1 s wait before events are logged without a save point, the
+heartbeat's period), so they fire where they do at full speed (a reply's save points come
+milliseconds apart: the linger and the heartbeat never fire) and not between most steps."""
 
 
 def agents() -> dict[str, Any]:
@@ -97,11 +107,15 @@ def _cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _start(port: int, storage: str, prefix: str) -> subprocess.Popen[bytes]:
-    cmd = [sys.executable, "-c", _WORKER]
-    cmd += ["serve", "--agents", "service_load:agents", "--storage", storage, "--port", str(port)]
-    cmd += ["--redis-prefix", prefix]
+def _start(port: int, storage: str, prefix: str, src: str | None = None) -> subprocess.Popen[bytes]:
+    if storage.startswith("floor:"):  # the bare Starlette SSE server (`_sse_floor.py`)
+        cmd = [sys.executable, str(HERE / "_sse_floor.py"), str(port), storage[6:]]
+    else:
+        cmd = [sys.executable, "-c", _WORKER, "serve", "--agents", "service_load:agents"]
+        cmd += ["--storage", storage, "--port", str(port), "--redis-prefix", prefix]
     env = {k: v for k, v in os.environ.items() if k != "TETHER_API_KEYS"}
+    if src is not None:
+        env["PYTHONPATH"] = src
     log = tempfile.NamedTemporaryFile(prefix="service-load-", suffix=".log", delete=False)
     _LOGS.append(Path(log.name))
     return subprocess.Popen(cmd, cwd=HERE, env=env, stdout=subprocess.DEVNULL, stderr=log)
@@ -115,6 +129,12 @@ _LOGS: list[Path] = []
 _WORKER = """
 import os, signal, sys
 from tether.cli import main
+slow = float(os.environ.get("BENCH_SLOWDOWN", "1"))
+if slow != 1:  # under valgrind: the run's timers keep their full-speed place between steps
+    from tether.app.server import _runs
+    _runs._LINGER *= slow
+    _every = _runs.Runs._every.fget
+    _runs.Runs._every = property(lambda self: slow * _every(self))
 where = os.environ.get("BENCH_PROFILE")
 if not where:
     sys.exit(main())
@@ -313,10 +333,15 @@ def _free_port() -> int:
 
 
 async def _setup(
-    name: str, storages: list[str], prefix: str, clients: int, seconds: float
+    name: str,
+    storages: list[str],
+    prefix: str,
+    clients: int,
+    seconds: float,
+    src: str | None = None,
 ) -> dict[str, Any]:
     ports = [_free_port() for _ in storages]
-    procs = [_start(p, s, prefix) for p, s in zip(ports, storages, strict=True)]
+    procs = [_start(p, s, prefix, src) for p, s in zip(ports, storages, strict=True)]
     try:
         urls = [f"http://127.0.0.1:{p}" for p in ports]
         redis = any(s.startswith("redis") for s in storages)
@@ -443,6 +468,7 @@ def _instructions(src: str, storage: str, replies: int, clients: int) -> int:
         cmd += [sys.executable, "-c", _WORKER, "serve", "--agents", "service_load:agents"]
         cmd += ["--storage", storage, "--port", str(port), "--redis-prefix", prefix]
     env = {k: v for k, v in os.environ.items() if k != "TETHER_API_KEYS"} | {"PYTHONPATH": src}
+    env["BENCH_SLOWDOWN"] = str(SLOWDOWN)
     proc = subprocess.Popen(
         cmd, cwd=HERE, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
@@ -459,7 +485,9 @@ def _instructions(src: str, storage: str, replies: int, clients: int) -> int:
     return int(found.group(1).replace(",", ""))
 
 
-def instructions_main(trees: list[str], few: int, many: int, clients: int) -> int:
+def instructions_main(
+    trees: list[str], few: int, many: int, clients: int, saturated: int = 100, seconds: float = 4.0
+) -> int:
     """Worker instructions per reply, per tree and storage: a load-proof CPU figure.
 
     The difference between `many` and `few` replies, divided by the extra replies: the
@@ -490,6 +518,57 @@ def instructions_main(trees: list[str], few: int, many: int, clients: int) -> in
             f"| {label or src} | {lite:.2f} | {lite / floor:.2f} | {red:.2f} | {red / floor:.2f} |",
             flush=True,
         )
+    return asyncio.run(_timed_rows(trees, clients, saturated, seconds))
+
+
+async def _timed_rows(trees: list[str], clients: int, saturated: int, seconds: float) -> int:
+    """p50 added latency at `clients` and capacity at `saturated` clients, next to the floor.
+
+    Wall-clock figures (no valgrind), one worker each: the p50 added latency (over the
+    model's 100 ms) at a load the worker carries, and the capacity, replies per second per
+    core of the worker's CPU (replies / worker CPU seconds) at `saturated` clients.
+    """
+    print(
+        f"timed rows: p50 added ms at {clients} clients, capacity (replies/s per core of"
+        f" the worker) at {saturated} clients, {seconds:.0f} s each"
+    )
+    print(
+        "| server | p50 added ms | × floor | capacity replies/s/core | × floor | errors |"
+        "\n|---|---|---|---|---|---|"
+    )
+    prefix = f"bench-{uuid.uuid4().hex[:8]}"
+    label0, _, src0 = trees[0].rpartition("=")
+    base: tuple[float, float] | None = None
+    kinds = [("floor", "floor", src0)]
+    for tree in trees:
+        label, _, src = tree.rpartition("=")
+        kinds += [
+            (f"{label or src} SQLite", "sqlite", src),
+            (f"{label or src} Redis", "redis", src),
+        ]
+    for name, kind, src in kinds:
+        rows = []
+        for n in (clients, saturated):
+            with tempfile.TemporaryDirectory() as tmp:
+                storage = {
+                    "sqlite": f"sqlite:///{tmp}/bench.db",
+                    "redis": REDIS,
+                    "floor": f"floor:{tmp}/floor.db",
+                }[kind]
+                try:
+                    rows.append(await _setup(name, [storage], prefix, n, seconds, src))
+                finally:
+                    if kind == "redis":
+                        _drop(prefix)
+        p50, capacity = rows[0]["p50"], 1000 / rows[1]["cpu_ms"]
+        base = base or (p50, capacity)
+        print(
+            f"| {name} | {p50:.1f} | {p50 / base[0]:.2f} | {capacity:.0f} |"
+            f" {capacity / base[1]:.2f} | {rows[0]['errors'] + rows[1]['errors']} |",
+            flush=True,
+        )
+    for line in _server_errors()[:10]:
+        print(f"server log: {line}")
     return 0
 
 
@@ -506,10 +585,17 @@ if __name__ == "__main__":
     parser.add_argument(
         "--tree", action="append", default=[], help="LABEL=SRC_DIR to measure (--instructions)"
     )
+    parser.add_argument(
+        "--saturated", type=int, default=100, help="clients of the capacity row (--instructions)"
+    )
     parser.add_argument("--few", type=int, default=20)
     parser.add_argument("--many", type=int, default=80)
     args = parser.parse_args()
     if args.instructions:
         trees = args.tree or [f"this={HERE.parent / 'src'}"]
-        sys.exit(instructions_main(trees, args.few, args.many, args.light_clients or 10))
+        sys.exit(
+            instructions_main(
+                trees, args.few, args.many, args.light_clients or 10, args.saturated, args.seconds
+            )
+        )
     sys.exit(asyncio.run(main(args.clients, args.seconds, args.light_clients)))

@@ -10,7 +10,10 @@ answers (the workload of `benchmarks/loop_overhead.py`, imported from it). Cases
   `BatchSpanProcessor` with its default settings (what production uses: spans queue up
   and a thread exports them in batches; its work counts, it runs on the same GIL);
 - the Batch setup plus an SDK `MeterProvider` (metrics recorded, never exported);
-- with a free tracer (spans that cost nothing): tether's own share of the traced case.
+- with a free tracer (spans that cost nothing): tether's own share of the traced case;
+- a middleware with the same hooks doing nothing (each returns `call_next(call)`): the
+  loop's part of that share (what any middleware with those hooks costs), the rest of it
+  being tracing's own work.
 
 Below the table, the SDK alone: one reply's spans replayed straight into the SDK (the
 same names, kinds, parents and attributes, no loop, no tether), and the overhead per span
@@ -21,7 +24,10 @@ in µs, which stays what it is when the loop gets faster while the percentage gr
 
 `--instructions` counts instructions per reply under `valgrind --tool=cachegrind` (runs of
 `--many` minus runs of `--few` replies, so start-up and warm-up cancel out) for the main
-cases, on one or more source trees: a figure the machine's load does not move.
+cases, on one or more source trees: a figure the machine's load does not move. Its last
+row is the SDK alone: one reply's spans (recorded once) replayed into the SDK, with no
+loop and no tether, per reply; below the table, tether's share split into the loop's
+part and tracing's own, and the SDK's instructions per span.
 """
 
 from __future__ import annotations
@@ -57,6 +63,7 @@ from loop_overhead import MODEL, TOOLKIT, calibration_us, pct
 from tether.agent import Agent
 from tether.message import UserMsg
 from tether.middleware import MiddlewareBase
+from tether.middleware._chain import own_hooks
 from tether.tracing import TracingMiddleware
 
 HERE = Path(__file__).resolve().parent
@@ -108,7 +115,25 @@ class FreeTracerProvider(trace.TracerProvider):
         return FreeTracer()
 
 
+def _pass_on(self: MiddlewareBase, call: Any, call_next: Any) -> Any:
+    return call_next(call)  # (an iterator hook's stream, an awaitable hook's awaitable)
+
+
+PassThroughHooks = type(
+    "PassThroughHooks",
+    (MiddlewareBase,),
+    {
+        "__doc__": "`TracingMiddleware`'s hooks doing nothing: what the loop costs to call them.",
+        "watches_all_events": False,
+        "passes_through": True,
+        # the hooks of the tree measured (`--tree`), whichever they are
+        **dict.fromkeys(own_hooks(TracingMiddleware), _pass_on),
+    },
+)
+
 FREE = "TracingMiddleware, free tracer (tether's share)"
+HOOKS = "the same hooks doing nothing (the loop's part)"
+REPLAY = "the SDK alone: one reply's spans replayed"
 SDK = "TracingMiddleware, SDK tracer, no-op exporter (Simple processor)"
 BATCH = "TracingMiddleware, SDK tracer, no-op exporter (Batch processor)"
 TARGETS = {
@@ -138,6 +163,7 @@ def cases() -> tuple[
                 TracingMiddleware(tracer_provider=batch_provider, meter_provider=meter_provider)
             ],
             FREE: [TracingMiddleware(tracer_provider=FreeTracerProvider())],
+            HOOKS: [PassThroughHooks()],
         },
         {SDK: simple, BATCH: batch},
         {"Simple": simple_provider, "Batch": batch_provider},
@@ -153,7 +179,9 @@ async def one_reply_spans() -> list[ReadableSpan]:
     return sorted(memory.get_finished_spans(), key=lambda s: s.start_time or 0)
 
 
-def sdk_replay_us(provider: TracerProvider, spans: list[ReadableSpan], n: int = 1_000) -> float:
+def sdk_replay_us(
+    provider: TracerProvider, spans: list[ReadableSpan], n: int = 1_000, repeat: int = 5
+) -> float:
     """The SDK's cost of `spans` (names, kinds, parents, attributes), µs per reply (best of 5).
 
     Each span starts under its parent's context and gets its attributes before it ends,
@@ -165,7 +193,7 @@ def sdk_replay_us(provider: TracerProvider, spans: list[ReadableSpan], n: int = 
         for s in spans
     ]
     best = float("inf")
-    for _ in range(5):
+    for _ in range(repeat):
         t0 = time.perf_counter()
         for _ in range(n):
             contexts: dict[int, Any] = {}
@@ -246,30 +274,60 @@ async def main(replies: int) -> None:
     print(f"calibration: sum(range(100)) {calibration_us():.2f} µs (~0.85 on a quiet run)")
 
 
-INSTRUCTION_CASES = ("no middleware", "TracingMiddleware, no SDK provider", FREE, SDK, BATCH)
+INSTRUCTION_CASES = (
+    "no middleware",
+    "TracingMiddleware, no SDK provider",
+    FREE,
+    HOOKS,
+    SDK,
+    BATCH,
+    REPLAY,
+)
 
 
 async def _child(case: str, replies: int) -> None:
     """`replies` replies of one case (inside valgrind), after three to warm up."""
+    if case == REPLAY:  # the SDK's work for `replies` replies' spans, and nothing else
+        spans = await one_reply_spans()
+        exporter = NoOpExporter()
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+        sdk_replay_us(provider, spans, n=3 + replies, repeat=1)
+        print(f"spans per reply: {len(spans)}")
+        return
     middlewares = cases()[0][case]
     await per_reply_us(middlewares, 3 + replies)
 
 
-def instructions(src: str, case: str, replies: int) -> int:
-    """Instructions of one process running `replies` replies of `case` on tree `src`."""
-    env = {**os.environ, "PYTHONPATH": src, "PYTHONHASHSEED": "0"}
-    command = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
-    out = subprocess.run(
-        [*command, sys.executable, __file__, "--child", case, str(replies)],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
-    found = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
+_CACHEGRIND = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
+
+
+def _counted(out: str) -> int:
+    found = re.search(r"I\s+refs:\s+([\d,]+)", out)
     if found is None:
-        raise RuntimeError(f"no instruction count in valgrind's output:\n{out.stderr}")
+        raise RuntimeError(f"no instruction count in valgrind's output:\n{out}")
     return int(found.group(1).replace(",", ""))
+
+
+def instructions(src: str, case: str, runs: Sequence[int]) -> tuple[list[int], str]:
+    """Instructions of one process per entry of `runs` (that many replies of `case` on tree
+    `src`), the processes run at once; and the first one's output."""
+    env = {**os.environ, "PYTHONPATH": src, "PYTHONHASHSEED": "0"}
+    procs = [
+        subprocess.Popen(
+            [*_CACHEGRIND, sys.executable, __file__, "--child", case, str(replies)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for replies in runs
+    ]
+    outs = [p.communicate() for p in procs]
+    for p, (_, err) in zip(procs, outs, strict=True):
+        if p.returncode:
+            raise RuntimeError(f"a counted run failed:\n{err[-2000:]}")
+    return [_counted(err) for _, err in outs], outs[0][0]
 
 
 def instruction_table(trees: list[list[str]], few: int, many: int) -> None:
@@ -278,13 +336,30 @@ def instruction_table(trees: list[list[str]], few: int, many: int) -> None:
     width = max(len(c) for c in INSTRUCTION_CASES)
     print(f"{'case':<{width}}  " + "  ".join(f"{label:>18}" for label, _ in trees), flush=True)
     base: dict[str, float] = {}
+    found: dict[tuple[str, str], float] = {}
+    spans: dict[str, int] = {}
     for case in INSTRUCTION_CASES:
         row = []
         for label, src in trees:
-            per = (instructions(src, case, many) - instructions(src, case, few)) / (many - few)
+            (low, high), printed = instructions(src, case, (few, many))
+            per = found[label, case] = (high - low) / (many - few)
+            if case == REPLAY:
+                spans[label] = int(printed.split()[-1])
             base.setdefault(label, per)  # the first case is the floor
             row.append(f"{per / 1e6:7.3f} M {(per / base[label] - 1) * 100:+6.1f}%")
+            if case == REPLAY:  # not on top of a reply: its share of one
+                row[-1] = f"{per / 1e6:7.3f} M {per / base[label] * 100:6.1f}%"
         print(f"{case:<{width}}  " + "  ".join(f"{r:>18}" for r in row), flush=True)
+    for label, _ in trees:
+        floor, free, hooks = (found[label, c] for c in ("no middleware", FREE, HOOKS))
+        print(
+            f"{label}: tether's share {(free - floor) / floor * 100:+.1f}% of a reply = the "
+            f"loop calling the hooks {(hooks - floor) / floor * 100:+.1f}% + tracing's own "
+            f"work {(free - hooks) / floor * 100:+.1f}%; the SDK alone "
+            f"{found[label, REPLAY] / spans[label] / 1e3:.0f} k instructions per span "
+            f"({spans[label]} spans a reply)",
+            flush=True,
+        )
 
 
 def _run(argv: Any = None) -> None:

@@ -76,6 +76,13 @@ EXPECTED = {
         "'convert_currency']",
     ],
     "mcp_servers.py": ["tools offered: ['mcp__clock__city_time']", "It is 09:30 in Tokyo."],
+    "a2a/serve_agent.py": [
+        "card: notes ['JSONRPC', 'HTTP+JSON']",
+        "state: TASK_STATE_INPUT_REQUIRED",
+        'question: Allow the call to save_note with {"name": "todo", "text": "buy milk"}?',
+        "answer: Saved your note `todo`.",
+        "notes: {'todo': 'buy milk'}",
+    ],
     "skills.py": ["skill listed in the system prompt: True", "Group the changes under Added"],
     COMPAT + "seed_minimal_agent.py": ["Hello! How can I help you today?"],
     COMPAT + "seed_reply.py": ["There are three entries"],
@@ -117,6 +124,12 @@ EXPECTED = {
     COMPAT + "seed_sqlite.py": ["Continuing the previous task.", "saved 2 messages"],
     COMPAT + "seed_redis.py": ["Continuing the previous task.", "saved 2 messages"],
     COMPAT + "seed_toolkit.py": ["sunny"],
+    "a2a/two_services.py": [
+        "lead: awaiting_confirmation",
+        'cleaner asks: Allow the call to delete_old_reports with {"folder": "/srv/reports"}?',
+        "lead: completed - The old reports are gone.",
+        "deleted in: ['/srv/reports']",
+    ],
 }
 PROVIDERS = {  # example → (wire format, base-URL variable, path prefix the SDK adds)
     "openai_example.py": ("openai", "OPENAI_BASE_URL", "/v1"),

@@ -26,12 +26,16 @@ TetherError
 │   └── ScriptExhaustedError (AssertionError)  ScriptedChatModel ran out of responses
 ├── ContextTooLargeError (RuntimeError)   the system prompt alone passes the threshold
 ├── StructuredOutputError                 the model never gave the structured answer
+├── TotalIterationsError                  an agent tree used up its reasoning steps
 ├── ToolError                             a tool definition is unusable
 │   └── DuplicateToolError (ValueError)   two tools share a name in one toolkit
 ├── PermissionRuleError (ValueError)      a permission rule can't be parsed
 ├── MCPError                              an MCP server can't be reached or used
 │   └── MCPConnectionError (ConnectionError)
 │       └── MCPAuthorizationRequired       the server wants an OAuth login (401)
+├── A2AError                              a remote A2A agent can't be used
+│   ├── A2AAuthenticationError            it refused our credentials (401/403)
+│   └── A2AConnectionError (ConnectionError)  it can't be reached or doesn't speak A2A
 ├── SkillError (ValueError)               a SKILL.md is malformed (names the file)
 ├── PluginError (ValueError)              a plugin definition or strategy is invalid
 ├── StorageError
@@ -60,6 +64,9 @@ never appear here: they become error `ToolResultBlock`s the model reads.
 from __future__ import annotations
 
 __all__ = [
+    "A2AAuthenticationError",
+    "A2AConnectionError",
+    "A2AError",
     "ArgumentError",
     "AuthenticationError",
     "ChatConfigError",
@@ -113,6 +120,7 @@ __all__ = [
     "SubAgentError",
     "SubAgentPermissionError",
     "SubAgentDepthError",
+    "TotalIterationsError",
 ]
 
 
@@ -249,6 +257,26 @@ class MCPAuthorizationRequired(MCPConnectionError):
         """The name of the server that asked for a login."""
 
 
+class A2AError(TetherError):
+    """A remote A2A agent (`tether.agent.A2AAgent`) cannot be used as configured."""
+
+
+class A2AAuthenticationError(A2AError):
+    """The remote A2A agent refused the request's credentials (HTTP 401 or 403).
+
+    Pass its API key with `A2AAgent(url, credential=A2ACredential(api_key=...))` (or set
+    `TETHER_A2A_API_KEY`), or the header it expects with `headers={...}`.
+    """
+
+
+class A2AConnectionError(A2AError, ConnectionError):
+    """The remote A2A agent cannot be reached, or its answers are not A2A.
+
+    Check the URL (its agent card is at `<url>/.well-known/agent-card.json`) and that the
+    agent is running.
+    """
+
+
 class SkillError(TetherError, ValueError):
     """A skill folder or its `SKILL.md` is malformed; the message names the file."""
 
@@ -313,6 +341,15 @@ class StructuredOutputError(TetherError):
     def __init__(self, message: str, msg: object = None) -> None:
         super().__init__(message)
         self.msg = msg
+
+
+class TotalIterationsError(TetherError):
+    """A sub-agent would reason past the reply's `ReActConfig.max_total_iters`.
+
+    Raised inside the sub-agent, it becomes the sub-agent's error result (the parent's
+    model reads it and answers). Raise `max_total_iters` on the outermost agent's
+    `ReActConfig`, or set it to None.
+    """
 
 
 class ArgumentError(ConfigError, TypeError):

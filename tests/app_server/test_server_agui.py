@@ -6,13 +6,18 @@ order rules are checked by the protocol's JS client (`test_server_agui_client.py
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
+from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
+import pytest
 from ag_ui.core import Event
 from pydantic import TypeAdapter
+from svc_team import Served, serve_team
 
 if TYPE_CHECKING:
     from conftest import Live
@@ -218,3 +223,89 @@ def test_a_frontend_tool_cannot_shadow_the_agents_own(live: Live) -> None:
         assert events[-1].code == "InvalidInputError" and "save_note" in events[-1].message
         assert client.get("/v1/sessions/t11").status_code == 404, "no session was created"
     assert live.runs() == []
+
+
+@pytest.fixture
+def team(backend: Any, test_dir: Path) -> Iterator[Served]:
+    """The service serving `subagent_svc`'s team: boss → researcher and writer (asks)."""
+    with serve_team(backend, test_dir) as served:
+        yield served
+
+
+def by_subagent(events: list[Any]) -> dict[str, list[Any]]:
+    """Each sub-agent invocation's events (started/finished/error included), in order."""
+    out: dict[str, list[Any]] = {}
+    for event in events:
+        run_id = getattr(event, "subagent_run_id", None)
+        if run_id is not None and event.type.value != "RUN_FINISHED":
+            out.setdefault(run_id, []).append(event)
+    return out
+
+
+def test_a_delegating_agent_streams_its_children_as_subagents(team: Served) -> None:
+    with team.client() as client:
+        first = run(client, run_input("ta1", [user("go")]), agent="team")
+        finish = first[-1]
+        assert finish.outcome.type == "interrupt"
+        (interrupt,) = finish.outcome.interrupts
+        assert interrupt.id == interrupt.tool_call_id == "boss1/wri0"
+        assert interrupt.metadata["agentPath"] == ["writer"]
+        assert interrupt.message.startswith("writer wants to run publish")
+
+        groups = by_subagent(first)
+        assert len(groups) == 2
+        started = {g[0].name: g for g in groups.values()}
+        researcher, writer = started["researcher"], started["writer"]
+        assert researcher[0].type.value == "SUBAGENT_STARTED"
+        assert researcher[0].parent_tool_call_id == "boss0"
+        assert researcher[0].parent_subagent_run_id is None
+        assert [e.type.value for e in researcher[1:]] == [
+            "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT",
+            "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "SUBAGENT_FINISHED",
+        ]  # fmt: skip
+        assert researcher[6].delta == "found it"  # the child's own text, attributed to it
+        assert researcher[1].tool_call_id == "boss0/res0"
+        assert researcher[-1].result == "found it"
+        assert researcher[-1].outcome is None or researcher[-1].outcome.type == "success"
+        assert writer[0].parent_tool_call_id == "boss1"
+        assert writer[-1].type.value == "SUBAGENT_FINISHED"
+        assert writer[-1].outcome.type == "suspended"
+        assert writer[-1].outcome.interrupt_ids == ["boss1/wri0"]
+        assert interrupt.subagent_run_id == writer[0].subagent_run_id
+        # the parent's own conversation holds only its own calls and results
+        own = [e for e in first if getattr(e, "subagent_run_id", None) is None]
+        assert {e.tool_call_id for e in own if e.type.value == "TOOL_CALL_START"} == {
+            "boss0", "boss1",
+        }  # fmt: skip
+        results = {e.tool_call_id: e.content for e in own if e.type.value == "TOOL_CALL_RESULT"}
+        assert results == {"boss0": "found it"}
+
+        payload = {
+            "approved": True,
+            "rules": interrupt.metadata["suggestedRules"],
+            "rulesScope": "agent_and_parents",
+        }
+        entry = {"interruptId": interrupt.id, "status": "resolved", "payload": payload}
+        second = run(client, run_input("ta1", [], resume=[entry]), agent="team")
+    assert second[-1].outcome.type == "success" and second[-1].result == "all done"
+    [again] = by_subagent(second).values()  # the same invocation continues
+    assert again[0].type.value == "SUBAGENT_STARTED"
+    assert again[0].subagent_run_id == writer[0].subagent_run_id
+    assert [e.type.value for e in again[1:]] == [
+        "TOOL_CALL_RESULT", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END",
+        "SUBAGENT_FINISHED",
+    ]  # fmt: skip
+    assert again[1].tool_call_id == "boss1/wri0" and again[1].content == "published d"
+    assert again[-1].result == "written"
+    own_results = [e for e in second if e.type.value == "TOOL_CALL_RESULT" and
+                   e.subagent_run_id is None]  # fmt: skip
+    assert [(e.tool_call_id, e.content) for e in own_results] == [("boss1", "written")]
+    assert sorted(team.runs()) == ["publish wri0", "wait_gate res0 start"]
+
+    async def parent_rules() -> list[str]:
+        storage, _ = team.backend.pair()
+        record = await storage.get_session("alice", "team", "ta1")
+        assert record is not None
+        return [str(r) for r in record.state.permission_context.allow_rules]
+
+    assert asyncio.run(parent_rules()) == ["publish"], "rulesScope reached the parent"

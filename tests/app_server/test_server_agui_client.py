@@ -11,13 +11,15 @@ import json
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
+from svc_team import Served, serve_team
 
 if TYPE_CHECKING:
-    from conftest import Live
+    pass
 
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,8 +36,16 @@ def _node() -> str:
     return node
 
 
+@pytest.fixture
+def live_team(backend: Any, test_dir: Path) -> Iterator[Served]:
+    """The service serving `planner` and the sub-agent `team`."""
+    with serve_team(backend, test_dir, planner=True) as served:
+        yield served
+
+
 @pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
-def test_agui_client_scenarios(live: Live, tmp_path: Path) -> None:
+def test_agui_client_scenarios(live_team: Served, tmp_path: Path) -> None:
+    live = live_team
     node = _node()
     script = MODULES.parent / "agui_client.mjs"  # beside node_modules, so imports resolve
     script.write_text(SCRIPT.read_text())
@@ -68,6 +78,17 @@ def test_agui_client_scenarios(live: Live, tmp_path: Path) -> None:
         assert report[rejected]["second"] == "success"
         assert "saved" not in " ".join(report[rejected]["results"])
     assert [line for line in live.runs() if line.startswith("save_note")] == ["save_note approve"]
+
+    team = report["subagents"]
+    assert (team["first"], team["interrupt"], team["second"]) == (
+        "interrupt",
+        "boss1/wri0",
+        "success",
+    )
+    assert team["types"].count("SUBAGENT_STARTED") == 2
+    assert team["types"].count("SUBAGENT_FINISHED") == 2
+    assert team["secondTypes"].count("SUBAGENT_STARTED") == 1  # the writer continues
+    assert team["result"] == "all done"
 
     front = report["frontend_tool"]
     assert (front["pending"], front["name"], front["args"]) == (1, "set_colour", {"colour": "teal"})

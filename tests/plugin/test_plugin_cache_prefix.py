@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from cache_render_turn import bodies, requests
 
 SCRIPT = Path(__file__).with_name("cache_render_turn.py")
@@ -83,14 +84,42 @@ async def test_the_loop_still_shows_the_whole_block_in_the_system_message() -> N
     assert woken.volatile_tail is not None and "<plugin_status" in woken.volatile_tail
 
 
-async def test_without_deferred_loading_woken_tools_come_after_the_fixed_ones() -> None:
-    before, woken = bodies(await requests())["openai"][1:3]
-    names = [t["function"]["name"] for t in before["tools"]]
-    after = [t["function"]["name"] for t in woken["tools"]]
-    assert after[: len(names)] == names  # append-only: the fixed tools keep their bytes
-    assert sorted(after[len(names) :]) == sorted(NOTE_TOOLS)
-    assert woken["tools"][: len(names)] == before["tools"]
-    assert woken["extra_body"] == before["extra_body"]  # the same prompt_cache_key
+def _chat_parts(body: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+    """Tools and messages of a chat-completions body (DashScope's too), markers left out."""
+    messages = body["input"]["messages"] if "input" in body else body["messages"]
+    tools = body["parameters"]["tools"] if "parameters" in body else body["tools"]
+    return _clean(tools), _clean(messages)
+
+
+def _text(message: dict[str, Any]) -> str:
+    content = message["content"]
+    return content if isinstance(content, str) else "".join(p["text"] for p in content)
+
+
+@pytest.mark.parametrize("provider", ["openai", "dashscope"])
+async def test_a_wake_only_appends_to_a_chat_completions_request(provider: str) -> None:
+    before, woken, used = bodies(await requests())[provider][1:4]
+    tools, messages = _chat_parts(before)
+    woken_tools, woken_messages = _chat_parts(woken)
+    assert woken_tools == tools  # the tools array is byte-identical across the wake
+    sent = [t["function"]["name"] for t in tools]
+    assert "call_plugin_tool" in sent and not set(NOTE_TOOLS) & set(sent)
+    # everything before is kept but the volatile text closing the last message
+    assert woken_messages[: len(messages) - 1] == messages[:-1]
+    assert _text(messages[-1]).startswith(_text(woken_messages[len(messages) - 1]))
+    answer = next(m for m in woken_messages if m["role"] == "tool")
+    for name in NOTE_TOOLS:  # the wake's answer defines the woken tools
+        assert f'{{"name":"{name}"' in _text(answer)
+    _, used_messages = _chat_parts(used)
+    assert used_messages[: len(woken_messages) - 1] == woken_messages[:-1]
+    call = used_messages[len(woken_messages) - 1]["tool_calls"][0]["function"]
+    assert call["name"] == "call_plugin_tool"
+    assert json.loads(call["arguments"]) == {
+        "name": "add_note",
+        "arguments": {"title": "a", "content": "b"},
+    }
+    if provider == "openai":
+        assert woken["extra_body"] == before["extra_body"]  # the same prompt_cache_key
 
 
 async def test_claude_models_without_tool_search_get_the_append_only_order() -> None:

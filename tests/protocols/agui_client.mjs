@@ -4,10 +4,10 @@
 import { HttpAgent } from "@ag-ui/client";
 
 const [base, key] = process.argv.slice(2);
-const url = `${base}/v1/ag-ui/planner`;
 
-function agent(threadId) {
-  return new HttpAgent({ url, threadId, headers: { authorization: `Bearer ${key}` } });
+function agent(threadId, name = "planner") {
+  const at = `${base}/v1/ag-ui/${name}`;
+  return new HttpAgent({ url: at, threadId, headers: { authorization: `Bearer ${key}` } });
 }
 
 function plan(steps) {
@@ -101,6 +101,25 @@ await scenario("frontend_tool", async () => {
     args: JSON.parse(call.function.arguments),
     second: second.finished.outcome.type,
     text: last.content,
+  };
+});
+
+await scenario("subagents", async () => {
+  // The `team` agent (when served): two sub-agents in parallel, the writer's call asks.
+  const a = agent(`n-team-${Date.now()}`, "team");
+  a.addMessage({ id: crypto.randomUUID(), role: "user", content: "go" });
+  const first = await run(a);
+  const interrupts = first.finished.outcome.interrupts;
+  const second = await run(a, {
+    resume: interrupts.map((i) => ({ interruptId: i.id, status: "resolved", payload: { approved: true } })),
+  });
+  return {
+    first: first.finished.outcome.type,
+    interrupt: interrupts[0].id,
+    types: first.types,
+    second: second.finished.outcome.type,
+    secondTypes: second.types,
+    result: second.finished.result,
   };
 });
 

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from tether import middleware
 from tether._loop.acting import act
+from tether._loop.budget import open_budget
 from tether._loop.current import reply_message
 from tether._loop.nested import expand
 from tether._loop.next_action import Act, Finish, Pause, Reason, next_action
@@ -21,7 +22,7 @@ from tether._loop.reasoning import reason
 from tether._loop.reply import begin_reply, close_reply
 from tether._loop.results import STRUCTURED_TOOL
 from tether._loop.run import Run
-from tether.errors import StructuredOutputError
+from tether.errors import StructuredOutputError, TotalIterationsError
 from tether.event import (
     AgentEvent,
     ReplyEndEvent,
@@ -81,6 +82,7 @@ def _open(
         structured_model=structured_schema,
         observed=watched,
         checkpoint=checkpoint,
+        budget=open_budget(agent.state, agent.react_config.max_total_iters),
     )
     if hooks and has_hook(hooks, "on_reply"):
         call = middleware.ReplyCall(agent=agent, state=run.state, inputs=inputs)
@@ -145,6 +147,7 @@ async def drive(run: Run, inputs: Any) -> AsyncIterator[AgentEvent]:
                     yield event
                 return
             case Reason():
+                action = _counted(run, action)
                 steps = run.cursor.iteration
                 step = reason(run, action)
             case Act():
@@ -159,6 +162,24 @@ async def drive(run: Run, inputs: Any) -> AsyncIterator[AgentEvent]:
             raise
         if isinstance(action, Reason) and run.cursor.iteration == steps:
             raise contract_error(agent.middlewares, "on_reasoning")
+
+
+def _counted(run: Run, action: Reason) -> Reason:
+    """Count a reasoning step of the tree; past its limit, the root's must answer now."""
+    budget, name = run.budget, run.agent.name
+    if budget is None:
+        return action
+    if budget.exhausted():
+        limit = budget.root.limit
+        if budget.parent is not None:
+            raise TotalIterationsError(
+                f"sub-agent {name!r} stopped: this reply took all {limit} reasoning steps "
+                "its agent tree may take (`ReActConfig(max_total_iters=...)` of the "
+                "outermost agent); answer with what you have, or raise that limit"
+            )
+        action = Reason(forced_final=True)
+    budget.take()
+    return action
 
 
 def _pause_events(run: Run, action: Pause) -> Iterator[AgentEvent]:

@@ -8,6 +8,8 @@ only reads and writes records:
 - a child that paused leaves its call SUBMITTED (`delegated`): the parent pauses, and its
   pause events list the child's waiting calls, ids qualified by the call path
   (`parent_call/child_call`), `metadata["agent_path"]` naming the agents (`expand`);
+- an interrupted reply forgets its records, telling a tool that keeps something outside
+  the state first (a remote agent's task: `release_records`);
 - a resume event's answers with a qualified id are routed to the child's record
   (`route`): validated against the child's state, stored as the child's resume event, and
   the parent's call is set ALLOWED, so the next acting step runs it again and the child
@@ -48,6 +50,7 @@ __all__ = [
     "parent_run",
     "record_of",
     "registered",
+    "release_records",
     "route",
 ]
 
@@ -208,6 +211,30 @@ def drop_records(state: AgentState) -> None:
     for call in waiting_calls(state, ToolCallState.SUBMITTED).values():
         if record_of(state, call) is not None:
             del state.tool_state[call.name][call.id]
+
+
+async def release_records(state: AgentState, tools: Mapping[str, ToolBase] | None) -> None:
+    """Tell the tools of the reply's delegated calls that it is interrupted, then forget them.
+
+    A tool with a `release(record)` coroutine (a remote agent's: it cancels the remote
+    task) is awaited first, at any depth (a child's delegated calls too); it must not raise.
+    """
+    await _release(state, tools)
+    drop_records(state)
+
+
+async def _release(state: AgentState, tools: Mapping[str, ToolBase] | None) -> None:
+    for call in waiting_calls(state, ToolCallState.SUBMITTED).values():
+        record = record_of(state, call)
+        tool = tools.get(call.name) if tools is not None else None
+        if record is None or tool is None:
+            continue
+        release = getattr(tool, "release", None)
+        if release is not None:
+            await release(record)
+        elif isinstance(tool, NestingTool) and "state" in record:
+            child = child_state(record)
+            await _release(child, await tool.child_tools(child))
 
 
 def parent_run(state: AgentState) -> Run | None:

@@ -41,6 +41,7 @@ __all__ = [
     "is_paused",
     "pause_events",
     "pause_msg",
+    "remember_for_parents",
     "UndoUnannouncedWaits",
     "validate_resume",
     "waiting_calls",
@@ -213,6 +214,20 @@ async def apply_resume(
     ]
     events += [tool_result_end(reply_id, call.id, result) for call, result in settled]
     return events
+
+
+def remember_for_parents(state: AgentState, routed: ResumeEvent) -> None:
+    """Remember in `state` the rules of a sub-agent's confirmed calls scoped to its parents.
+
+    `routed` is the part of a resume event this agent passes on to one of its sub-agents
+    (validated with it); each agent a qualified answer passes through remembers them, so
+    every agent above the one that made the call does.
+    """
+    if not isinstance(routed, UserConfirmResultEvent):
+        return
+    for answer in routed.confirm_results:
+        if answer.confirmed and answer.rules and answer.rules_scope == "agent_and_parents":
+            remember_rules(state.permission_context, answer.rules)
 
 
 def _settled_calls(

@@ -11,8 +11,8 @@ from tether._ids import new_id
 from tether._loop.assign import put
 from tether._loop.batch import Commit, interrupt_unfinished
 from tether._loop.current import reply_message
-from tether._loop.nested import drop_records, route
-from tether._loop.pause import apply_resume, is_paused
+from tether._loop.nested import release_records, route
+from tether._loop.pause import apply_resume, is_paused, remember_for_parents
 from tether._loop.results import STRUCTURED_TOOL, UNKNOWN_OUTCOME
 from tether._loop.run import Run
 from tether.errors import NothingToResumeError, ResumeError
@@ -61,10 +61,11 @@ async def begin_reply(
         for call, record, child_event in routed:  # the child resumes when its call runs again
             record["resume"] = child_event.model_dump(mode="json")
             put(call, "state", ToolCallState.ALLOWED)
+            remember_for_parents(state, child_event)
         if own is None:
             return []
         if isinstance(own, UserInterruptEvent):
-            drop_records(state)
+            await release_records(state, await run.tools())
         model = run.structured_model
         return await apply_resume(
             state, own, run.fit, on_rejection=on_rejection, structured_model=model

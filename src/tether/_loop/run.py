@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
+from tether._loop.budget import Budget
 from tether._loop.checkpoint import Snapshot, restore, snapshot
 from tether._loop.context_step import fits_whole
 from tether._loop.current import reply_message
@@ -85,6 +86,8 @@ class Run:
     held: tuple[AgentEvent, ...] = ()
     """The events of a deferred save point: announced once the save that writes it is done
     (`released`), so nothing reaches the caller between the two save points."""
+    budget: Budget | None = None
+    """The steps of this agent's tree, if a limit counts them (`tether._loop.budget`)."""
     skipped: frozenset[EventType] = field(init=False, default=_EVERY)
     """The events this drive does not build (see `announces`)."""
 

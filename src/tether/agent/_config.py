@@ -27,6 +27,12 @@ class ReActConfig(SettingsModel):
     on_missing_structured_output: Literal["raise", "return_text"] = "raise"
     """When a reply asked for a `structured_schema` ends without the structured answer
     (after one reminder step): raise `StructuredOutputError`, or return the text reply."""
+    max_total_iters: int | None = Field(default=None, ge=1)
+    """Reasoning steps one reply may take across this agent and all its sub-agents, at any
+    depth (None: no limit beyond each agent's `max_iters` and the depth limit). Once they
+    are used up, a sub-agent that would reason stops with `TotalIterationsError` as its
+    result, and this agent takes one more step that must answer. Only the outermost
+    agent's setting counts."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

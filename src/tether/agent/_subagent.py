@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from tether._loop import nested
+from tether._loop.budget import ITERATIONS, Budget, handing_down, spent_in
 from tether.agent._inherit import inherit_permissions
-from tether.errors import SubAgentDepthError, SubAgentError
+from tether.errors import SubAgentDepthError, SubAgentError, TotalIterationsError
 from tether.event import (
     AgentEvent,
     ReplyEndEvent,
@@ -175,14 +176,24 @@ class AgentTool(ToolBase):
             await run.save()
 
         checkpoint = save if run is not None and run.checkpoint is not None else None
+        budget = None
+        if run is not None and run.budget is not None:  # the tree's steps are counted
+            budget = Budget(spent=spent_in(state), parent=run.budget)
         token = _PATH.set((*path, self.name))
         paused, final = False, None
         try:
-            if run is not None and not run.observed:  # nobody watches: `reply()`'s lean path
-                final = await child.reply(inputs, checkpoint=checkpoint)
-                paused = bool(final.metadata.get("awaiting"))
-            else:
-                paused, final = await self._stream(child, inputs, checkpoint, context)
+            with handing_down(budget):
+                if run is not None and not run.observed:  # nobody watches: the lean path
+                    final = await child.reply(inputs, checkpoint=checkpoint)
+                    paused = bool(final.metadata.get("awaiting"))
+                else:
+                    paused, final = await self._stream(child, inputs, checkpoint, context)
+        except TotalIterationsError as exc:  # the model reads it; the steps stay counted
+            context.tool_state.pop(context.tool_call_id, None)
+            if not context.tool_state:
+                parent.tool_state.pop(self.name, None)
+            spent = budget.spent if budget is not None else spent_in(state)
+            return _out_of_steps(context, self.name, exc, spent)
         except BaseException as exc:
             if isinstance(exc, SubAgentError) and run is not None and not run.failed:
                 run.failed, run.failure = True, exc  # a configuration error stops the tree
@@ -202,7 +213,10 @@ class AgentTool(ToolBase):
                 state=ToolResultState.RUNNING,
             )
         assert final is not None
-        return self._finished(context, parent, final)
+        result = self._finished(context, parent, final)
+        if budget is not None:
+            result.metadata[ITERATIONS] = budget.spent
+        return result
 
     async def _stream(
         self, child: Agent, inputs: Any, checkpoint: Checkpoint | None, context: ToolContext
@@ -250,6 +264,18 @@ def _wrapped(event: AgentEvent, name: str, context: ToolContext) -> SubAgentEven
         agent_path=[name],
         call_path=[context.tool_call_id],
         event=event,
+    )
+
+
+def _out_of_steps(
+    context: ToolContext, name: str, exc: TotalIterationsError, spent: int
+) -> ToolResultBlock:
+    return ToolResultBlock(
+        id=context.tool_call_id,
+        name=name,
+        output=str(exc),
+        state=ToolResultState.ERROR,
+        metadata={ITERATIONS: spent},
     )
 
 

@@ -2,6 +2,7 @@
 
 from tether.credential._base import CredentialBase
 from tether.credential._providers import (
+    A2ACredential,
     AnthropicCredential,
     DashScopeCredential,
     GeminiCredential,
@@ -10,6 +11,7 @@ from tether.credential._providers import (
 )
 
 __all__ = [
+    "A2ACredential",
     "AnthropicCredential",
     "CredentialBase",
     "DashScopeCredential",

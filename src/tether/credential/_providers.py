@@ -7,12 +7,23 @@ from typing import ClassVar
 from tether.credential._base import CredentialBase
 
 __all__ = [
+    "A2ACredential",
     "AnthropicCredential",
     "DashScopeCredential",
     "GeminiCredential",
     "OllamaCredential",
     "OpenAICredential",
 ]
+
+
+class A2ACredential(CredentialBase):
+    """A remote A2A agent's key, sent as `Authorization: Bearer <key>`: `TETHER_A2A_API_KEY`.
+
+    A `tether serve` API key works as it is.
+    """
+
+    provider: ClassVar[str] = "A2A"
+    api_key_env: ClassVar[tuple[str, ...]] = ("TETHER_A2A_API_KEY",)
 
 
 class DashScopeCredential(CredentialBase):

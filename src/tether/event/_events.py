@@ -294,6 +294,9 @@ class ConfirmResult(BaseModel):
     """Rules to remember, so matching calls run without asking from now on."""
     reason: str | None = None
     """Why the user rejected it; the model sees it in the denied result."""
+    rules_scope: Literal["agent", "agent_and_parents"] = "agent"
+    """Where `rules` are remembered: in the agent that made the call (for a sub-agent's
+    call, that sub-agent only), or also in every agent above it, up to the outermost."""
 
     @model_validator(mode="after")
     def _encode_edited_input(self) -> ConfirmResult:

@@ -9,18 +9,21 @@ events (`reply_stream`, `tether serve`, `tether chat`); under `reply()` a questi
 nobody and ends at `elicitation_timeout` (or the call's `execution_timeout`) as cancel, so
 a headless run keeps the default handlers, which decline.
 
-The waiting answers live in this process (a dict keyed by request id); the service must
-route the answer to the worker that runs the reply.
+The waiting answers live in this process (a dict keyed by request id). An answer given
+in another process arrives through the `AnswerRelay` registered for the reply (the
+service registers one over its shared storage, so any worker may take the answer).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from tether.event import AgentEvent, CustomEvent
+from tether.mcp._relay import relay_for
 from tether.mcp._requests import ElicitationRequest, ElicitationResponse, SamplingRequest
 from tether.permission import PermissionBehavior
 
@@ -37,6 +40,8 @@ __all__ = [
     "ask_caller",
     "cancel_requests_of",
     "confirm_with_caller",
+    "decode_answer",
+    "encode_answer",
     "pending_request",
 ]
 
@@ -183,11 +188,51 @@ async def _ask(
         event = ElicitationRequestEvent(reply_id=context.reply_id, data=payload)
     else:
         event = SamplingRequestEvent(reply_id=context.reply_id, data=payload)
+    relay = relay_for(context.reply_id)
+    if relay is None:
+        try:
+            await context.emit(event)
+            return await future
+        finally:
+            _PENDING.pop(request_id, None)
+    await relay.announce(request_id, kind, context.reply_id)
+    watch = asyncio.ensure_future(relay.wait(request_id, future))
+    watch.add_done_callback(lambda done: _relayed(future, kind, done))
     try:
         await context.emit(event)
         return await future
     finally:
         _PENDING.pop(request_id, None)
+        watch.cancel()
+        with contextlib.suppress(Exception):  # the notes expire by themselves anyway
+            await relay.forget(request_id)
+
+
+def _relayed(future: asyncio.Future[Any], kind: str, watch: asyncio.Future[Any]) -> None:
+    """Settle `future` with the answer the relay found (if it found one first)."""
+    if watch.cancelled() or watch.exception() is not None or future.done():
+        return
+    found = watch.result()
+    if found is not None:
+        future.set_result(decode_answer(kind, found))
+
+
+def encode_answer(value: ElicitationResponse | bool) -> dict[str, Any]:
+    """An answer as JSON, for a relay."""
+    if isinstance(value, bool):
+        return {"approved": value}
+    return {"action": value.action, "content": value.content}
+
+
+def decode_answer(kind: str, data: dict[str, Any]) -> ElicitationResponse | bool:
+    """An answer from a relay's JSON (a malformed one counts as cancel / refused)."""
+    if kind == "sampling":
+        return data.get("approved") is True
+    action = data.get("action")
+    if action not in ("accept", "decline", "cancel"):
+        return ElicitationResponse(action="cancel")
+    content = data.get("content")
+    return ElicitationResponse(action, content if isinstance(content, dict) else None)
 
 
 async def ask_caller(request: ElicitationRequest) -> ElicitationResponse:

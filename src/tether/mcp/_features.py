@@ -24,6 +24,8 @@ from tether.tool import ToolContext
 if TYPE_CHECKING:
     from mcp import Client
 
+    from tether.mcp._client import MCPClient
+
 __all__ = ["MCPFeatures"]
 
 logger = logging.getLogger("tether.mcp")
@@ -97,6 +99,38 @@ class MCPFeatures:
             await self.connect()
         finally:
             self._hooks.authorize = before
+
+    def with_token_store(
+        self, store: TokenStoreBase, authorize: AuthorizeHandler | None = None
+    ) -> MCPClient:
+        """A new, unconnected `MCPClient` like this one whose OAuth tokens live in `store`.
+
+        Same server, options and handlers; `authorize` replaces the login handler (None:
+        no interactive login, a server that needs one raises `MCPAuthorizationRequired`).
+        `tether serve` gives each user one, over that user's tokens.
+        """
+        hooks = self._hooks
+        clone: MCPClient = type(self)(  # type: ignore[call-arg,assignment]  # an MCPClient
+            self.name,
+            getattr(self, "is_stateful", True),
+            self.mcp_config,
+            getattr(self, "enable_tools", None),
+            getattr(self, "disable_tools", None),
+            getattr(self, "execution_timeout", None),
+            is_optional=getattr(self, "is_optional", False),
+            trust_annotations=getattr(self, "trust_annotations", False),
+            on_elicitation=hooks.on_elicitation,
+            elicitation_timeout=hooks.elicitation_timeout,
+            on_sampling=hooks.on_sampling,
+            roots=hooks.roots,
+            on_log=hooks.on_log,
+            log_level=hooks.log_level,
+            token_store=store,
+            authorize=authorize,
+            resource_tools=getattr(self, "resource_tools", False),
+            identity_assertion=hooks.identity_assertion,
+        )
+        return clone
 
     async def logout(self) -> None:
         """Forget this server's OAuth tokens and close its session."""

@@ -117,7 +117,12 @@ class Hooks:
         if self.log_level is not None:
             kwargs["log_level"] = self.log_level
         if self.on_sampling is not None:
+            import mcp_types
+
             kwargs["sampling_callback"] = self._sample
+            kwargs["sampling_capabilities"] = mcp_types.SamplingCapability(
+                tools=mcp_types.SamplingToolsCapability()
+            )
         if self.roots is not None:
             kwargs["list_roots_callback"] = self._list_roots
         return kwargs
@@ -170,6 +175,7 @@ class Hooks:
                 message="sampling is denied for this server by the client's rules",
             )
         hints = params.model_preferences.hints if params.model_preferences else None
+        tools = params.tools or []
         request = SamplingRequest(
             server=self.server,
             messages=[m.model_dump(mode="json", exclude_none=True) for m in params.messages],
@@ -179,6 +185,8 @@ class Hooks:
             stop_sequences=params.stop_sequences,
             model_hints=[h.name for h in hints or () if h.name],
             caller=caller,
+            tools=[t.model_dump(mode="json", exclude_none=True, by_alias=True) for t in tools],
+            tool_choice=params.tool_choice.mode if params.tool_choice is not None else None,
         )
         try:
             answer = await self.on_sampling(request)
@@ -191,11 +199,20 @@ class Hooks:
             return mcp_types.ErrorData(
                 code=mcp_types.INVALID_REQUEST, message="the user declined the sampling request"
             )
-        return mcp_types.CreateMessageResult(
+        text = mcp_types.TextContent(type="text", text=answer.text)
+        if not answer.tool_calls:
+            return mcp_types.CreateMessageResult(
+                role="assistant", content=text, model=answer.model, stop_reason=answer.stop_reason
+            )
+        uses = [
+            mcp_types.ToolUseContent(type="tool_use", id=c["id"], name=c["name"], input=c["input"])
+            for c in answer.tool_calls
+        ]
+        return mcp_types.CreateMessageResultWithTools(
             role="assistant",
-            content=mcp_types.TextContent(type="text", text=answer.text),
+            content=[text, *uses] if answer.text else uses,
             model=answer.model,
-            stop_reason=answer.stop_reason,
+            stop_reason="toolUse",
         )
 
     async def _list_roots(self, context: Any) -> Any:

@@ -87,6 +87,10 @@ class SamplingRequest:
     """Model names the server prefers (hints, in order)."""
     caller: Caller | None = field(default=None, repr=False, compare=False)
     """The running call it came during and what the rules say (set by tether)."""
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    """Tools the server lets the model call (`{"name", "description", "inputSchema"}`)."""
+    tool_choice: str | None = None
+    """How the model may use them: `auto`, `required` or `none` (None: the model decides)."""
 
     @property
     def text(self) -> str:
@@ -110,7 +114,9 @@ class SamplingResponse:
     model: str
     """The name of the model that answered."""
     stop_reason: str | None = "endTurn"
-    """Why it stopped (`endTurn`, `stopSequence`, `maxTokens`)."""
+    """Why it stopped (`endTurn`, `stopSequence`, `maxTokens`, `toolUse`)."""
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    """The server's tools the model calls (`{"id", "name", "input"}`); the server runs them."""
 
 
 SamplingHandler = Callable[[SamplingRequest], Awaitable[SamplingResponse | None]]

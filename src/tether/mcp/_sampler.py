@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tether.mcp._requests import SamplingRequest, SamplingResponse
+from tether.mcp._sampling_msgs import to_messages, tool_calls_of, tool_schemas
 
 if TYPE_CHECKING:
     from tether.model import ChatModelBase
 
 __all__ = ["ModelSampler", "SamplingApproval"]
+
+_CHOICES = ("auto", "required", "none")
 
 SamplingApproval = Callable[[SamplingRequest], Awaitable[bool]]
 """Decides one sampling request (e.g. shows it to the user and asks)."""
@@ -22,7 +25,8 @@ class ModelSampler:
     Without `approve` every request is refused: a server only reaches the model when
     someone said yes; at most `max_requests` are answered and at most `max_tokens` tokens
     (input and output, as the model reports them) spent on them (give each server its
-    own sampler for per-server limits).
+    own sampler for per-server limits). Tools the server offers in the request (MCP
+    2025-11-25) go to the model; its calls of them go back for the server to run.
 
     Args:
         model: The model that answers (e.g. the agent's).
@@ -59,24 +63,23 @@ class ModelSampler:
             return None
         if not await self.approve(request):
             return None
-        from tether.message import AssistantMsg, Msg, SystemMsg, TextBlock, UserMsg
+        from tether.message import TextBlock
         from tether.model import ChatRequest
 
-        messages: list[Msg] = [SystemMsg("system", request.system_prompt or "")]
-        for message in request.messages:
-            content = message.get("content")
-            parts = content if isinstance(content, list) else [content]
-            text = "\n".join(
-                str(p.get("text", "")) for p in parts if isinstance(p, dict) and "text" in p
-            )
-            role = AssistantMsg if message.get("role") == "assistant" else UserMsg
-            messages.append(role(request.server, text))
-        response = await self.model.generate(ChatRequest(messages=messages))
+        messages = to_messages(request)
+        tools = tool_schemas(request)
+        choice: Any = request.tool_choice if request.tool_choice in _CHOICES else "auto"
+        chat = ChatRequest(messages=messages, tools=tools, tool_choice=choice if tools else "auto")
+        response = await self.model.generate(chat)
         self.answered += 1
         if response.usage is not None:
             self.tokens += response.usage.input_tokens + response.usage.output_tokens
         text = "".join(b.text for b in response.content if isinstance(b, TextBlock))
         stop = "maxTokens" if response.stop_reason == "length" else "endTurn"
+        calls = tool_calls_of(response.content) if tools else []
         return SamplingResponse(
-            text=text, model=response.model_name or self.model.model_name, stop_reason=stop
+            text=text,
+            model=response.model_name or self.model.model_name,
+            stop_reason="toolUse" if calls else stop,
+            tool_calls=calls,
         )

@@ -145,6 +145,13 @@ class Toolkit:
         extended._static_view = None
         return extended
 
+    def with_sources_mapped(self, change: Callable[[ToolSourceBase], ToolSourceBase]) -> Toolkit:
+        """A toolkit with this one's tools and each source replaced by `change(source)`."""
+        mapped = copy.copy(self)
+        mapped._sources = [change(source) for source in self._sources]
+        mapped._static_view = None
+        return mapped
+
     @property
     def tools(self) -> dict[str, ToolBase]:
         """The plain tools, by name (sources' tools are listed by `view`)."""

@@ -204,11 +204,17 @@ class ModelHooks(TracingBase):
             if not reply.reply_id:
                 reply.stamp()
             capture = reply.capture
-            if reply.session_id:
-                attributes = {
-                    **attributes,
-                    "gen_ai.conversation.id": self.conversation_id or reply.session_id,
-                }
+            if reply.chat_of is attributes:  # the reply's model again: made once a reply
+                attributes = reply.chat_start
+            elif reply.session_id:
+                reply.chat_of, attributes = (
+                    attributes,
+                    {
+                        **attributes,
+                        "gen_ai.conversation.id": self.conversation_id or reply.session_id,
+                    },
+                )
+                reply.chat_start = attributes
         else:
             reply, capture = None, self.captures_content
         if capture:

@@ -24,10 +24,10 @@ __all__ = [
     "detach",
     "get_current",
     "with_span",
+    "with_reply",
     "TRACE_METADATA",
     "ReplyTrace",
     "Resume",
-    "current_reply",
     "error_type",
     "is_cancel",
     "msg_parts",
@@ -49,8 +49,13 @@ END: Any = object()
 """What `anext(stream, END)` returns once the stream is over."""
 
 
-def _fast_context() -> tuple[Any, Any, Any, Callable[[trace.Span, Any], Any]]:
-    """`attach`, `detach`, `get_current` and "this context with this span current".
+def _fast_context() -> tuple[
+    Any, Any, Any, Callable[[trace.Span, Any], Any], Callable[[trace.Span, Any], Any]
+]:
+    """`attach`, `detach`, `get_current`, and the contexts tracing makes current.
+
+    The last two: "this context with this span current", "the current context with this
+    reply's span and record".
 
     With the API's default runtime context (a `ContextVar`) these are the variable's own
     `set`, `reset` and `get`, and a dictionary made at once: the API's functions go
@@ -70,19 +75,27 @@ def _fast_context() -> tuple[Any, Any, Any, Callable[[trace.Span, Any], Any]]:
             def with_span(span: trace.Span, context: Any) -> Any:
                 return make({**context, _SPAN_KEY: span})
 
+            def with_reply(span: trace.Span, reply: Any) -> Any:
+                return make({**var.get(), _SPAN_KEY: span, REPLY_KEY: reply})
+
             if isinstance(var, ContextVar) and isinstance(_SPAN_KEY, str):
-                return var.set, var.reset, var.get, with_span
+                return var.set, var.reset, var.get, with_span, with_reply
     except (ImportError, AttributeError):  # pragma: no cover - another API version
         pass
+
+    def api_with_reply(span: trace.Span, reply: Any) -> Any:  # pragma: no cover
+        return otel_context.set_value(REPLY_KEY, reply, trace.set_span_in_context(span))
+
     return (  # pragma: no cover - a runtime context of its own
         otel_context.attach,
         otel_context.detach,
         otel_context.get_current,
         trace.set_span_in_context,
+        api_with_reply,
     )
 
 
-attach, detach, get_current, with_span = _fast_context()
+attach, detach, get_current, with_span, with_reply = _fast_context()
 """The API's context functions, or their fast equivalents (see `_fast_context`)."""
 
 _RESUMES = (UserConfirmResultEvent, ExternalExecutionResultEvent, UserInterruptEvent)
@@ -203,6 +216,10 @@ class ReplyTrace:
     cost: float | None = None
     outcome: str = "incomplete"
     pause_kinds: list[str] = field(default_factory=list)
+    chat_of: Any = None
+    """The model constants `chat_start` was made from (the reply's last model)."""
+    chat_start: Any = None
+    """The `chat` spans' start attributes in this reply (its conversation id added)."""
 
     def stamp(self) -> None:
         """Write the span's ids into the reply `Msg` (once), so a later resume links to it."""
@@ -288,12 +305,6 @@ def resume_of(inputs: Any, state: Any) -> Resume | None:
     return Resume(kind, links, decisions)
 
 
-def current_reply() -> ReplyTrace | None:
-    """The reply whose step is running now, if tracing wraps it."""
-    found = get_current().get(REPLY_KEY)
-    return found if isinstance(found, ReplyTrace) else None
-
-
 def tool_attributes(
     name: str, call_id: str, behavior: str, reason: str, confirmed: bool | None
 ) -> dict[str, Any]:
@@ -303,6 +314,9 @@ def tool_attributes(
         "gen_ai.tool.call.id": call_id,
         "gen_ai.tool.type": "function",
     }
+    if behavior == "allow" and not reason and confirmed is None:  # the common case
+        attributes["tether.permission.behavior"] = behavior
+        return attributes
     if behavior:
         attributes["tether.permission.behavior"] = behavior
         if reason:

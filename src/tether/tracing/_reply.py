@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from opentelemetry import context as otel_context
-from opentelemetry import trace
 from opentelemetry.trace import SpanKind
 
 from tether._log import get_logger, record, register_secret
@@ -15,7 +14,6 @@ from tether._streams import close_stream
 from tether.middleware import ReplyCall
 from tether.tracing._base import TracingBase
 from tether.tracing._parts import (
-    REPLY_KEY,
     ReplyTrace,
     attach,
     detach,
@@ -24,8 +22,9 @@ from tether.tracing._parts import (
     provider_name,
     record_error,
     resume_of,
+    with_reply,
 )
-from tether.tracing._tools import settled_tool_span
+from tether.tracing._tools import denied_tool_span, permission_logged, settled_tool_span
 
 __all__ = ["ReplyHooks"]
 
@@ -34,6 +33,7 @@ _PAUSE_KINDS = {
     "require_external_execution": "external_execution",
 }
 _reply_log = get_logger("reply")
+_permission_log = get_logger("permission")
 _OBSERVED = frozenset(
     {
         "reply_end",
@@ -111,7 +111,7 @@ class ReplyHooks(TracingBase):
             links=resume.links if resume is not None else None,
         )
         reply = ReplyTrace(span, state, session_id, self.captures_content, _NO_CONTEXT)
-        reply.context = otel_context.set_value(REPLY_KEY, reply, trace.set_span_in_context(span))
+        reply.context = with_reply(span, reply)
         if resume is not None:
             reply.decisions.update(resume.decisions)
             reply.stamp()  # the resumed reply is in the state already
@@ -155,8 +155,13 @@ class ReplyHooks(TracingBase):
                 "tether.pause", {"tether.pause.kind": kind, "gen_ai.tool.call.id": ids}
             )
             self._metrics.count("pauses", {"tether.pause.kind": kind})
+            if kind == "user_confirm":
+                self._asked(reply, event.tool_calls)
         elif event_type == "tool_result_end" and event.block_id not in reply.spanned:
-            settled_tool_span(self._tracer, self._metrics, reply, event)
+            if event.tool_result.state == "denied" and event.block_id not in reply.decisions:
+                denied_tool_span(self._tracer, self._metrics, reply, event)
+            else:
+                settled_tool_span(self._tracer, self._metrics, reply, event)
         elif event_type == "plugin_activated":
             reply.plugins.append(event.module_name)
             reply.span.add_event(
@@ -168,6 +173,18 @@ class ReplyHooks(TracingBase):
             )
         elif event_type == "plugin_slept":
             reply.span.add_event("tether.plugin.slept", {"tether.plugin.name": event.module_name})
+
+    def _asked(self, reply: ReplyTrace, calls: list[Any]) -> None:
+        """The calls the permission check asked the user about (the reply pauses)."""
+        logged = _permission_log.isEnabledFor(logging.INFO)
+        for call in calls:
+            reply.span.add_event(
+                "tether.permission.ask",
+                {"gen_ai.tool.name": call.name, "gen_ai.tool.call.id": call.id},
+            )
+            self._metrics.permission_decision("ask", call.name)
+            if logged:
+                permission_logged(logging.INFO, "ask", call.name, call.id, reply)
 
     def _close_reply(self, reply: ReplyTrace, failure: BaseException | None) -> None:
         span = reply.span

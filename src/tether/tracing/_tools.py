@@ -1,25 +1,30 @@
-"""The `execute_tool` spans: permission decisions, tool calls, and calls settled by a resume."""
+"""The `execute_tool` spans: tool calls, denied calls, and calls settled by a resume.
+
+There is no `on_check_permission` hook (with one, the loop asks the hooks about every
+call, which cost more than all of tracing's own work): a call that runs was allowed
+(`on_acting` says so), a denied one is seen by its DENIED result on the reply's stream
+(`denied_tool_span`), one that asks by the reply's `require_user_confirm` pause.
+"""
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from tether._log import get_logger, record, redact, redact_repeated
+from tether._log import get_logger, record, redact
 from tether._streams import close_stream
-from tether.middleware import ActingCall, PermissionCall
+from tether.middleware import ActingCall
 from tether.tracing._base import TracingBase
 from tether.tracing._metrics import Instruments
 from tether.tracing._parts import (
     REPLY_KEY,
     ReplyTrace,
     attach,
-    current_reply,
     detach,
     get_current,
     is_cancel,
@@ -29,69 +34,35 @@ from tether.tracing._parts import (
     with_span,
 )
 
-__all__ = ["ToolHooks", "end_tool_span", "settled_tool_span"]
+__all__ = [
+    "ToolHooks",
+    "denied_tool_span",
+    "end_tool_span",
+    "permission_logged",
+    "settled_tool_span",
+]
 
 _tool_log = get_logger("tool")
 _permission_log = get_logger("permission")  # (`getLogger` takes the logging lock: once)
 _INTERNAL = SpanKind.INTERNAL
 _NO_DECISION: tuple[str, str, bool | None] = ("", "", None)
+_ALLOWED: tuple[str, str, bool | None] = ("allow", "", None)
+"""The decision of a call that runs with no answer of the user's recorded."""
+
+
+_span_names: dict[str, str] = {}
+"""Each tool's `execute_tool` span name (made once per tool name)."""
+
+
+def _span_name(tool: str) -> str:
+    if len(_span_names) >= 1024:  # (tools named per call: keep the newest few)
+        _span_names.clear()
+    name = _span_names[tool] = f"execute_tool {tool}"
+    return name
 
 
 class ToolHooks(TracingBase):
-    """`on_check_permission` and `on_acting`: each tool call's span and its decision."""
-
-    async def on_check_permission(
-        self, call: PermissionCall, call_next: Callable[[PermissionCall], Awaitable[Any]]
-    ) -> Any:
-        """Count the decision; a denied call gets its (zero-length) `execute_tool` span."""
-        decision = await call_next(call)
-        behavior = str(decision.behavior)
-        reason = redact_repeated(decision.reason) if decision.reason else ""
-        tool_call = call.tool_call
-        name, call_id = tool_call.name, tool_call.id
-        self._metrics.permission_decision(behavior, name)
-        reply = current_reply()
-        level = logging.INFO if behavior != "allow" else logging.DEBUG
-        if _permission_log.isEnabledFor(level):
-            record(
-                _permission_log,
-                level,
-                f"permission {behavior}",
-                reply_id=reply.reply_id if reply else call.reply_id,
-                session_id=reply.session_id if reply else None,
-                tool=name,
-                tool_call_id=call_id,
-                decision=behavior,
-                reason=reason,
-            )
-        if reply is None:
-            return decision
-        if not reply.reply_id:
-            reply.stamp()
-        if behavior == "allow":
-            reply.decisions[call_id] = (behavior, reason, None)
-        elif behavior == "deny":
-            reply.spanned.add(call_id)
-            attributes = tool_attributes(name, call_id, behavior, reason, None)
-            attributes["error.type"] = "permission_denied"
-            span = self._tracer.start_span(
-                f"execute_tool {name}", kind=SpanKind.INTERNAL, attributes=attributes
-            )
-            span.set_status(Status(StatusCode.ERROR, reason or "permission denied"))
-            span.end()
-            self._metrics.tool_call(name, "denied", None)
-        elif behavior == "ask":
-            reply.span.add_event(
-                "tether.permission.ask",
-                {
-                    "gen_ai.tool.name": name,
-                    "gen_ai.tool.call.id": call_id,
-                    "tether.permission.reason": reason,
-                },
-            )
-        else:
-            reply.decisions[call_id] = (behavior, reason, None)
-        return decision
+    """`on_acting`: each tool call's span and the decision that let it run."""
 
     async def on_acting(
         self, call: ActingCall, call_next: Callable[[ActingCall], AsyncIterator[Any]]
@@ -101,19 +72,24 @@ class ToolHooks(TracingBase):
         reply = context.get(REPLY_KEY)
         tool_call = call.tool_call
         name, call_id = tool_call.name, tool_call.id
-        decision: tuple[str, str, bool | None] = _NO_DECISION
         if isinstance(reply, ReplyTrace):
             if not reply.reply_id:
                 reply.stamp()
             reply.spanned.add(call_id)
-            decision = reply.decisions.pop(call_id, _NO_DECISION)
+            decision = reply.decisions.pop(call_id, None) if reply.decisions else None
             capture = reply.capture
         else:
-            reply, capture = None, self.captures_content
+            reply, decision, capture = None, None, self.captures_content
+        if decision is None:  # the engine (or a hook) allowed it: counted here
+            decision = _ALLOWED
+            self._metrics.permission_decision("allow", name)
+            if _permission_log.isEnabledFor(logging.DEBUG):
+                permission_logged(logging.DEBUG, "allow", name, call_id, reply, call.reply_id)
         attributes = tool_attributes(name, call_id, *decision)
         if capture:
             attributes["gen_ai.tool.call.arguments"] = redact(tool_call.input)
-        span = self._tracer.start_span(f"execute_tool {name}", context, _INTERNAL, attributes)
+        span_name = _span_names.get(name) or _span_name(name)
+        span = self._tracer.start_span(span_name, context, _INTERNAL, attributes)
         span_context = with_span(span, context)
         started = time.perf_counter()
         result: Any = None
@@ -182,6 +158,54 @@ def end_tool_span(
         span.set_attributes(ending)
     span.end()
     metrics.tool_call(name, outcome, seconds)
+
+
+def permission_logged(
+    level: int,
+    behavior: str,
+    tool: str,
+    call_id: str,
+    reply: ReplyTrace | None,
+    reply_id: str = "",
+    reason: str = "",
+) -> None:
+    """Log one permission decision (the caller checked the level is on)."""
+    record(
+        _permission_log,
+        level,
+        f"permission {behavior}",
+        reply_id=reply.reply_id if reply else reply_id,
+        session_id=reply.session_id if reply else None,
+        tool=tool,
+        tool_call_id=call_id,
+        decision=behavior,
+        reason=reason,
+    )
+
+
+def denied_tool_span(
+    tracer: trace.Tracer, metrics: Instruments, reply: ReplyTrace, event: Any
+) -> None:
+    """A call the permission check denied: a zero-length error span (it never ran).
+
+    The reason is the result's text, which names it (what the model reads).
+    """
+    result, call_id = event.tool_result, event.block_id
+    reply.spanned.add(call_id)
+    name = result.name
+    reason = result_text(result)
+    _, _, confirmed = reply.decisions.pop(call_id, _NO_DECISION)
+    attributes = tool_attributes(name, call_id, "deny", reason, confirmed)
+    attributes["error.type"] = "permission_denied"
+    span = tracer.start_span(
+        f"execute_tool {name}", context=reply.context, kind=_INTERNAL, attributes=attributes
+    )
+    span.set_status(Status(StatusCode.ERROR, reason or "permission denied"))
+    span.end()
+    metrics.permission_decision("deny", name)
+    metrics.tool_call(name, "denied", None)
+    if _permission_log.isEnabledFor(logging.INFO):
+        permission_logged(logging.INFO, "deny", name, call_id, reply, reason=reason)
 
 
 def settled_tool_span(

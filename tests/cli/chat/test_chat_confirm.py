@@ -93,3 +93,24 @@ async def test_a_menu_answer_and_a_typed_reason() -> None:
     assert not answers.event.confirm_results[0].confirmed
     assert answers.reasons == ["I declined the Bash call (make): not needed"]
     assert asked == [("Tell it why (Enter to just say no): ", "")]
+
+
+NESTED = WRITE.model_copy(update={"id": "t1/c1", "metadata": {"agent_path": ["Task"]}})
+
+
+async def test_a_sub_agents_call_may_be_allowed_here_and_in_the_parent() -> None:
+    assert question(NESTED).startswith("Task asks: Allow Write a.md?")
+    assert "always here and in [p]arent" in question(NESTED)
+    assert "[p]arent" not in question(WRITE)  # the outermost agent has no parent
+    assert [key for key, _ in choices(NESTED)] == ["y", "a", "p", "n", "e"]
+    assert [key for key, _ in choices(WRITE)] == ["y", "a", "n", "e"]
+    ask, _ = _answers("p")
+    (result,) = (await ask_confirmation(_pause(NESTED), ask)).event.confirm_results
+    assert result.confirmed and result.rules_scope == "agent_and_parents"
+    assert [str(r) for r in result.rules] == ["Write(/a.md)"]
+    ask, _ = _answers("a")
+    (result,) = (await ask_confirmation(_pause(NESTED), ask)).event.confirm_results
+    assert result.rules_scope == "agent"
+    ask, _ = _answers("p", "y")  # no parent to remember it in: asked again
+    (result,) = (await ask_confirmation(_pause(WRITE), ask)).event.confirm_results
+    assert result.confirmed and result.rules == []

@@ -41,6 +41,29 @@ def test_task_asks_naming_itself_and_its_calls_are_indented(terminal, script, pr
     assert term.leave() == 0
 
 
+def test_always_here_and_in_the_parent_spares_the_parent_the_question(
+    terminal, script, project
+) -> None:
+    model = script(
+        [
+            {"tool_calls": [{"name": "Task", "input": {"task": "create sub.txt"}}]},
+            {"tool_calls": [{"name": "Bash", "input": {"command": "touch sub.txt"}}]},
+            {"text": "Created sub.txt."},
+            {"tool_calls": [{"name": "Bash", "input": {"command": "touch sub.txt"}}]},
+            {"text": "Touched it again myself."},
+        ]
+    )
+    term = terminal("--model", model)
+    term.prompt_ready(1)
+    term.type("make sub.txt with a sub-agent")
+    screen = term.wait_for(r"\[p\]arent")
+    assert "Task asks: Allow Bash touch sub.txt?" in screen
+    term.type("p")
+    screen = term.wait_for("Touched it again myself.")
+    assert screen.count("Allow Bash touch sub.txt?") == 1  # the parent's own call ran unasked
+    assert term.leave() == 0
+
+
 def test_definitions_load_from_the_user_and_only_trusted_projects(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

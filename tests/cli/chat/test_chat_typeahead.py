@@ -22,7 +22,9 @@ def test_lines_typed_during_a_reply_are_queued_and_sent_after(
     term.prompt_ready(1)
     term.type("start")
     term.wait_for(r"● Bash")
-    term.key("second one\r")
+    term.key("second o")
+    term.wait_for("› second o▏")  # drawn as it is typed, below the running call
+    term.key("ne\r")
     term.wait_for("⧗ queued: second one")
     term.key("third\r/co\x7fos")  # a typo erased; the last line is not sent yet
     term.wait_for("⧗ queued: third")
@@ -48,7 +50,13 @@ def test_keys_become_lines_and_escape_sequences_are_dropped() -> None:
     from tether.cli.chat._typeahead import TypeAhead
 
     shown: list[str] = []
-    ahead = TypeAhead(shown.append)
+    typed: list[str] = []
+    ahead = TypeAhead(shown.append, typed.append)
     ahead.feed("ab\x1b[Ac\x7fd\r  \r\x1bOBx\x15yz")  # up arrow, erase, blank line, Ctrl+U
     assert ahead.queued == shown == ["abd"]
-    assert ahead.take_pending() == "yz" and ahead.pending == ""
+    assert typed == ["yz"]  # one redraw per read: the line as it stands after it
+    ahead.feed("\x7f")
+    ahead.feed("\r")
+    assert typed == ["yz", "y", ""] and ahead.queued == ["abd", "y"]
+    ahead.feed("next")
+    assert ahead.take_pending() == "next" and ahead.pending == ""

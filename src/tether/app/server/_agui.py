@@ -32,6 +32,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from pydantic import ValidationError
 
+from tether.agent import pending_calls
 from tether.app.server._agui_events import AguiTranslator
 from tether.app.server._agui_tools import ClientTools
 from tether.app.server._context import Service, service_of
@@ -54,7 +55,6 @@ from tether.event import (
 from tether.message import (
     Msg,
     ToolCallBlock,
-    ToolCallState,
     ToolResultBlock,
     ToolResultState,
     UserMsg,
@@ -78,7 +78,10 @@ async def run_agent(agent_id: str, body: RunAgentInput, request: Request) -> Str
     """Run the agent on an AG-UI thread; the answer is AG-UI's event stream (SSE).
 
     The thread is one of the caller's sessions (created by its first run); `resume`
-    answers the interrupts of a paused run (`interruptId` is the tool call's id).
+    answers the interrupts of a paused run (`interruptId` is the tool call's id; a
+    sub-agent's is qualified, `parent_call/child_call`); its payload is `approved`,
+    `rules`, `rulesScope` (`agent_and_parents`: a sub-agent's rules for its parents too),
+    `input` and `reason`.
     """
     service = service_of(request)
     user = service.user(request)
@@ -158,10 +161,7 @@ async def _create(service: Service, user: str, agent_id: str, thread_id: str) ->
 
 def _inputs(body: RunAgentInput, state: AgentState) -> RunInput:
     """What the run input asks of the session: answers to its pause, or a new message."""
-    reply = state.reply_msg()
-    calls = list(reply.tool_calls) if reply is not None and state.reply is not None else []
-    asking = [c for c in calls if c.state is ToolCallState.ASKING]
-    submitted = [c for c in calls if c.state is ToolCallState.SUBMITTED]
+    asking, submitted = pending_calls(state) if state.reply is not None else ([], [])
     if body.resume:
         if not asking or state.reply is None:
             raise ResumeError("the thread has no run waiting for approval; drop `resume`")
@@ -201,6 +201,7 @@ def _answer(entry: ResumeEntry, asking: list[ToolCallBlock]) -> ConfirmResult:
             tool_call=tool_call,
             rules=rules if approved else [],
             reason=reason if isinstance(reason, str) else None,
+            rules_scope=payload.get("rulesScope") or "agent",
         )
     except ValidationError as exc:
         raise InvalidInputError(

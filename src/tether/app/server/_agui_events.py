@@ -2,7 +2,9 @@
 
 One `AguiTranslator` per stream: it turns each logged tether event into zero or more
 `ag-ui-protocol` events, and ends the run with `RUN_FINISHED` (success, or an interrupt
-outcome for a confirmation), or `RUN_ERROR`.
+outcome for a confirmation), or `RUN_ERROR`. Text, thinking and tool events go through
+`BlockTranslator`; a sub-agent's (`SubAgentEvent`) become AG-UI's subagent events
+(`_agui_subagents`); an interrupt for a sub-agent's call names the sub-agent.
 """
 
 from __future__ import annotations
@@ -13,41 +15,23 @@ from typing import Any
 from ag_ui.core import (
     BaseEvent,
     Interrupt,
-    ReasoningEndEvent,
-    ReasoningMessageContentEvent,
-    ReasoningMessageEndEvent,
-    ReasoningMessageStartEvent,
-    ReasoningStartEvent,
     RunErrorEvent,
     RunFinishedEvent,
     RunFinishedInterruptOutcome,
     RunFinishedSuccessOutcome,
-    TextMessageContentEvent,
-    TextMessageEndEvent,
-    TextMessageStartEvent,
-    ToolCallArgsEvent,
-    ToolCallEndEvent,
-    ToolCallResultEvent,
-    ToolCallStartEvent,
 )
 
+from tether.app.server._agui_blocks import BlockTranslator
+from tether.app.server._agui_subagents import Subagents, run_id_of
 from tether.event import (
     AgentEvent,
     ErrorEvent,
     ReplyEndEvent,
     RequireExternalExecutionEvent,
     RequireUserConfirmEvent,
-    TextBlockDeltaEvent,
-    TextBlockEndEvent,
-    TextBlockStartEvent,
-    ThinkingBlockDeltaEvent,
-    ThinkingBlockEndEvent,
-    ThinkingBlockStartEvent,
-    ToolCallDeltaEvent,
+    SubAgentEvent,
     ToolResultEndEvent,
 )
-from tether.event import ToolCallEndEvent as TetherToolCallEnd
-from tether.event import ToolCallStartEvent as TetherToolCallStart
 from tether.message import ToolCallBlock
 
 __all__ = ["TOOL_APPROVAL", "AguiTranslator"]
@@ -63,75 +47,38 @@ class AguiTranslator:
         self.thread_id = thread_id
         self.run_id = run_id
         self.finished = False
-        self._last_text: str | None = None
+        self._blocks = BlockTranslator()
+        self._subagents = Subagents()
 
     def translate(self, event: AgentEvent) -> list[BaseEvent]:
         """The AG-UI events for one tether event (none for those AG-UI has no word for)."""
-        return self._message(event) or self._tool(event) or self._end(event)
-
-    def _message(self, event: AgentEvent) -> list[BaseEvent]:
-        match event:
-            case TextBlockStartEvent():
-                self._last_text = event.block_id
-                return [TextMessageStartEvent(message_id=event.block_id, role="assistant")]
-            case TextBlockDeltaEvent() if event.delta:
-                return [TextMessageContentEvent(message_id=event.block_id, delta=event.delta)]
-            case TextBlockEndEvent():
-                return [TextMessageEndEvent(message_id=event.block_id)]
-            case ThinkingBlockStartEvent():
-                return [
-                    ReasoningStartEvent(message_id=event.block_id),
-                    ReasoningMessageStartEvent(message_id=event.block_id, role="reasoning"),
-                ]
-            case ThinkingBlockDeltaEvent() if event.delta:
-                return [ReasoningMessageContentEvent(message_id=event.block_id, delta=event.delta)]
-            case ThinkingBlockEndEvent():
-                return [
-                    ReasoningMessageEndEvent(message_id=event.block_id),
-                    ReasoningEndEvent(message_id=event.block_id),
-                ]
-        return []
-
-    def _tool(self, event: AgentEvent) -> list[BaseEvent]:
-        match event:
-            case TetherToolCallStart():
-                start = ToolCallStartEvent(
-                    tool_call_id=event.block_id,
-                    tool_call_name=event.name,
-                    parent_message_id=self._last_text,
-                )
-                return [start]
-            case ToolCallDeltaEvent() if event.delta:
-                return [ToolCallArgsEvent(tool_call_id=event.block_id, delta=event.delta)]
-            case TetherToolCallEnd():
-                return [ToolCallEndEvent(tool_call_id=event.block_id)]
-            case ToolResultEndEvent():
-                result = event.tool_result
-                message_id = f"result-{result.id}"
-                text = result.get_text()
-                return [
-                    ToolCallResultEvent(
-                        message_id=message_id, tool_call_id=result.id, content=text, role="tool"
-                    )
-                ]
-        return []
+        if isinstance(event, SubAgentEvent):
+            return self._subagents.translate(event)
+        if isinstance(event, ToolResultEndEvent):  # a sub-agent that raised ends here
+            return [*self._subagents.call_ended(event), *self._blocks.translate(event)]
+        return self._blocks.translate(event) or self._end(event)
 
     def _end(self, event: AgentEvent) -> list[BaseEvent]:
         match event:
             case RequireUserConfirmEvent():
-                return [self._finish_interrupted(event.tool_calls)]
+                closing = self._subagents.close_all("suspended")
+                return [*closing, self._finish_interrupted(event.reply_id, event.tool_calls)]
             case RequireExternalExecutionEvent():
                 pending = [call.id for call in event.tool_calls]
-                return [self._finish(RunFinishedSuccessOutcome(pending_tool_call_ids=pending))]
+                closing = self._subagents.close_all("suspended")
+                outcome = RunFinishedSuccessOutcome(pending_tool_call_ids=pending)
+                return [*closing, self._finish(outcome)]
             case ReplyEndEvent():
                 text = event.msg.get_text_content()
-                return [self._finish(RunFinishedSuccessOutcome(), result=text)]
+                closing = self._subagents.close_all("error")
+                return [*closing, self._finish(RunFinishedSuccessOutcome(), result=text)]
             case ErrorEvent():
-                return [self.error(event.error_type, event.message)]
+                closing = self._subagents.close_all("error")
+                return [*closing, self.error(event.error_type, event.message)]
         return []
 
     def error(self, code: str, message: str) -> RunErrorEvent:
-        """End the run with `RUN_ERROR`."""
+        """End the run with `RUN_ERROR` (open sub-agent invocations are left as they are)."""
         self.finished = True
         return RunErrorEvent(code=code, message=message)
 
@@ -141,24 +88,33 @@ class AguiTranslator:
             thread_id=self.thread_id, run_id=self.run_id, outcome=outcome, result=result
         )
 
-    def _finish_interrupted(self, calls: list[ToolCallBlock]) -> RunFinishedEvent:
-        interrupts = [
-            Interrupt(
-                id=call.id,
-                reason=TOOL_APPROVAL,
-                message=f"Allow the call to {call.name}?",
-                tool_call_id=call.id,
-                metadata={
-                    "toolName": call.name,
-                    "arguments": _arguments(call.input),
-                    "suggestedRules": [
-                        rule.model_dump(mode="json") for rule in call.suggested_rules
-                    ],
-                },
-            )
-            for call in calls
-        ]
+    def _finish_interrupted(self, reply_id: str, calls: list[ToolCallBlock]) -> RunFinishedEvent:
+        interrupts = [_interrupt(reply_id, call) for call in calls]
         return self._finish(RunFinishedInterruptOutcome(interrupts=interrupts))
+
+
+def _interrupt(reply_id: str, call: ToolCallBlock) -> Interrupt:
+    """A call awaiting confirmation; a sub-agent's names it and is attributed to it."""
+    path = [str(name) for name in call.metadata.get("agent_path") or ()]
+    metadata = {
+        "toolName": call.name,
+        "arguments": _arguments(call.input),
+        "suggestedRules": [rule.model_dump(mode="json") for rule in call.suggested_rules],
+    }
+    message = f"Allow the call to {call.name}?"
+    by = None
+    if path:
+        metadata["agentPath"] = path
+        message = f"{' > '.join(path)} wants to run {call.name}: allow it?"
+        by = run_id_of(reply_id, tuple(call.id.split("/")[:-1]))
+    return Interrupt(
+        id=call.id,
+        reason=TOOL_APPROVAL,
+        message=message,
+        tool_call_id=call.id,
+        metadata=metadata,
+        subagent_run_id=by,
+    )
 
 
 def _arguments(text: str) -> Any:

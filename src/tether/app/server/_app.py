@@ -11,6 +11,8 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from tether.agent import Agent
+from tether.app.server._a2a import A2AMount
+from tether.app.server._a2a import router as a2a_router
 from tether.app.server._agents import AgentsSource, resolve_agents
 from tether.app.server._agui import router as agui_router
 from tether.app.server._auth import KeyRing
@@ -20,6 +22,8 @@ from tether.app.server._elicit import router as elicit_router
 from tether.app.server._headers import SecurityHeaders
 from tether.app.server._intro import router as intro_router
 from tether.app.server._limits import BodyLimit
+from tether.app.server._mcp_login import callback_router as mcp_callback_router
+from tether.app.server._mcp_login import router as mcp_login_router
 from tether.app.server._mcp_resources import router as mcp_resources_router
 from tether.app.server._observability import install_observability
 from tether.app.server._origins import (
@@ -34,6 +38,7 @@ from tether.app.server._runs import Runs
 from tether.app.server._sessions import router as sessions_router
 from tether.app.server._titles import router as titles_router
 from tether.app.storage import EventLogBase, StorageBase
+from tether.app.storage._notes import NotesBase, SQLiteNotes, notes_for
 from tether.app.storage._url import event_log_for, events_path
 from tether.errors import ConfigError, TetherError
 
@@ -57,6 +62,7 @@ def create_app(
     static_dir: Path | None = STATIC_DIR,
     allowed_hosts: Sequence[str] | None = None,
     max_permission_mode: str | None = None,
+    notes: NotesBase | None = None,
 ) -> FastAPI:
     """The HTTP service over `agents` (id → `Agent`) and `storage`.
 
@@ -77,6 +83,8 @@ def create_app(
         max_permission_mode: The highest permission mode a client may give a session
             (`PATCH`); higher gets 403. By default `accept_edits` without API keys, else
             `bypass`.
+        notes: Values every worker shares (MCP answers, MCP OAuth tokens per user); by
+            default the ones next to `storage`.
 
     Every response carries a strict `Content-Security-Policy`, `X-Frame-Options: DENY`,
     `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer`; a POST, PATCH,
@@ -88,21 +96,27 @@ def create_app(
     if not isinstance(max_body_bytes, int) or max_body_bytes < 1:
         raise ConfigError(f"max_body_bytes must be a positive int, got {max_body_bytes!r}")
     log_store = events if events is not None else event_log_for(storage)
-    runs = Runs({}, storage, log_store, lease_ttl=lease_ttl)
+    shared = notes if notes is not None else _notes_next_to(storage)
+    runs = Runs({}, storage, log_store, lease_ttl=lease_ttl, notes=shared)
     keys = KeyRing(api_keys)
     ceiling = parse_ceiling(max_permission_mode, keyless=not keys.enabled)
     hosts = _host_rules(allowed_hosts, keyless=not keys.enabled)
     service = Service(runs=runs, keys=keys, max_mode=ceiling)
+    a2a = A2AMount(service)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         runs.agents = await resolve_agents(agents)
         await storage.open()
         await log_store.open()
+        await shared.open()
         try:
             yield
         finally:
             await runs.close(shutdown_grace)
+            await a2a.close()
+            await runs.users.close()
+            await shared.close()
             await log_store.close()
             await storage.close()
 
@@ -122,6 +136,10 @@ def create_app(
     app.include_router(agui_router)
     app.include_router(elicit_router)
     app.include_router(mcp_resources_router)
+    app.include_router(mcp_login_router)
+    app.include_router(mcp_callback_router)
+    app.include_router(a2a_router)  # the root agent card
+    app.mount("/a2a", a2a)
     _health(app)
     install_observability(app)  # GET /metrics, traceparent into the replies, request logs
     docs = (app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url)
@@ -131,6 +149,14 @@ def create_app(
 
         app.mount("/", StaticFiles(directory=static_dir, html=True), name="web")
     return app
+
+
+def _notes_next_to(storage: StorageBase) -> NotesBase:
+    """The notes next to `storage`; for a storage of another kind, this process's own."""
+    try:
+        return notes_for(storage)
+    except ConfigError:
+        return SQLiteNotes(":memory:")
 
 
 def _host_rules(allowed: Sequence[str] | None, *, keyless: bool) -> tuple[HostRule, ...]:

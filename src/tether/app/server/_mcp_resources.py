@@ -43,11 +43,14 @@ class MCPResourceText(BaseModel):
     text: str
 
 
-def _clients(request: Request, agent_id: str) -> dict[str, Any]:
+def _clients(request: Request, agent_id: str, user_id: str) -> dict[str, Any]:
+    """The agent's MCP clients; of the OAuth ones, the user's own copies."""
     from tether.mcp import MCPClient
 
-    agent = service_of(request).runs.agent(agent_id)
-    sources = agent.toolkit.sources if agent.toolkit is not None else []
+    runs = service_of(request).runs
+    agent = runs.agent(agent_id)
+    toolkit = runs.users.toolkit(user_id, agent) or agent.toolkit
+    sources = toolkit.sources if toolkit is not None else []
     return {s.name: s for s in sources if isinstance(s, MCPClient)}
 
 
@@ -58,7 +61,7 @@ async def list_mcp_resources(session_id: str, request: Request) -> MCPResourceLi
     ref = await service.find(service.user(request), session_id)
     found: list[MCPResource] = []
     unavailable: dict[str, str] = {}
-    for name, client in sorted(_clients(request, ref.agent_id).items()):
+    for name, client in sorted(_clients(request, ref.agent_id, ref.user_id).items()):
         try:
             listed = await client.list_resources()
         except (MCPError, OSError) as exc:
@@ -84,7 +87,7 @@ async def read_mcp_resource(
     """One resource's text; 422 for an unknown server, a failed read or no text."""
     service = service_of(request)
     ref = await service.find(service.user(request), session_id)
-    client = _clients(request, ref.agent_id).get(server)
+    client = _clients(request, ref.agent_id, ref.user_id).get(server)
     if client is None:
         raise InvalidInputError(f"the session's agent has no MCP server {server!r}")
     try:

@@ -17,10 +17,13 @@ import copy
 import logging
 from collections import OrderedDict
 from contextlib import suppress
-from dataclasses import dataclass, field
 
 from tether.agent import Agent
+from tether.app.server._mcp_users import UserClients
+from tether.app.server._relay import relay_reply
+from tether.app.server._run_parts import RunInput, RunningReply, SessionRef
 from tether.app.storage import EventLogBase, Lease, LogItem, LogKey, StorageBase
+from tether.app.storage._notes import NotesBase, SQLiteNotes
 from tether.errors import (
     InvalidInputError,
     LeaseLostError,
@@ -41,7 +44,7 @@ from tether.event import (
     ResumeEvent,
     UserInterruptEvent,
 )
-from tether.message import Msg
+from tether.mcp._relay import drop_relay
 from tether.state import AgentState, Checkpoint
 from tether.tool import ToolSourceBase
 
@@ -49,7 +52,6 @@ __all__ = ["RunInput", "Runs", "SessionRef"]
 
 log = logging.getLogger("tether.server")
 
-RunInput = Msg | list[Msg] | ResumeEvent | None
 _TERMINAL = {
     EventType.REPLY_END,
     EventType.REQUIRE_USER_CONFIRM,
@@ -58,51 +60,6 @@ _TERMINAL = {
 _CALLER_ERRORS = (ResumeError, InvalidInputError, SessionInputError)
 _LINGER = 0.1
 """Seconds a logged event may wait for the next save point before it is written alone."""
-
-
-@dataclass(frozen=True, slots=True)
-class SessionRef:
-    """A session the caller may use: its owner, agent and id."""
-
-    user_id: str
-    agent_id: str
-    session_id: str
-
-    @property
-    def key(self) -> LogKey:
-        """The session's name in the event log."""
-        return LogKey(self.user_id, self.session_id)
-
-    @property
-    def ids(self) -> tuple[str, str, str]:
-        """(user_id, agent_id, session_id), as the storage takes them."""
-        return (self.user_id, self.agent_id, self.session_id)
-
-
-@dataclass(slots=True)
-class _Run:
-    ref: SessionRef
-    lease: Lease
-    agent: Agent
-    inputs: RunInput
-    started: asyncio.Future[None]
-    tail: list[AgentEvent] = field(default_factory=list)
-    logged: int = 0
-    pump: asyncio.Task[None] | None = None
-    interrupted: bool = False
-    pending: list[LogItem] = field(default_factory=list)
-    writer: asyncio.Task[None] | None = None
-    lost: BaseException | None = None
-    saving: bool = False
-    ending: bool = False
-    renewed: bool = True
-    """A renewal of the lease started since the last save point (taking it counts)."""
-    waking: asyncio.TimerHandle | None = None
-    """The write of the queue after `_LINGER` s, unless a save point writes it first."""
-    closing: bool = False
-    """The reply's last save is done: what it logs from now goes with the release."""
-    beat: asyncio.TimerHandle | None = None
-    """Starts the heartbeat, for a reply still running after the first renewal period."""
 
 
 class Runs:
@@ -117,6 +74,8 @@ class Runs:
             interrupt asked on another worker lands at the next renewal).
         keep_sessions: States of recent sessions kept in memory between their replies
             (a kept state is used only while it is still the stored version; 0: none).
+        notes: Values every worker shares; with them, an MCP server's question asked
+            during a reply may be answered on any worker (`NotesRelay`).
     """
 
     def __init__(
@@ -127,13 +86,16 @@ class Runs:
         *,
         lease_ttl: float = 15.0,
         keep_sessions: int = 256,
+        notes: NotesBase | None = None,
     ) -> None:
         self.agents = agents
+        self.notes = notes if notes is not None else SQLiteNotes(":memory:")
+        self.users = UserClients(self.notes)  # each user's copies of the OAuth MCP clients
         self.storage = storage
         self.events = events
         self.lease_ttl = lease_ttl
         self.keep_sessions = keep_sessions
-        self._runs: dict[LogKey, _Run] = {}
+        self._runs: dict[LogKey, RunningReply] = {}
         self._kept: OrderedDict[LogKey, tuple[tuple[str, str, str], AgentState]] = OrderedDict()
         self._tasks: set[asyncio.Task[None]] = set()
         self.accepting = True
@@ -170,14 +132,14 @@ class Runs:
         lease = await self._acquire(ref.key, interrupt=if_busy)
         try:
             self._check_open()
-            agent = copy.copy(self.agent(ref.agent_id))
+            agent = self.users.agent_for(ref.user_id, copy.copy(self.agent(ref.agent_id)))
             if tools is not None:
                 agent.toolkit = agent.toolkit.with_sources(tools)
             agent.state = await self._load(ref, lease)
         except BaseException:
             await self.events.release(lease, mark_end=False)
             raise
-        run = _Run(ref, lease, agent, inputs, asyncio.get_running_loop().create_future())
+        run = RunningReply(ref, lease, agent, inputs, asyncio.get_running_loop().create_future())
         self._runs[ref.key] = run
         task = asyncio.create_task(self._run(run), name=f"tether-reply-{ref.session_id}")
         self._tasks.add(task)
@@ -205,7 +167,7 @@ class Runs:
             )
         return record.state
 
-    def _keep(self, run: _Run) -> None:
+    def _keep(self, run: RunningReply) -> None:
         """Keep the state of a run that ended cleanly, for the session's next run here."""
         state = run.agent.state
         if self.storage.saved_as(state, *run.ref.ids) is None:
@@ -243,14 +205,14 @@ class Runs:
         active = await self.events.request_interrupt(key)
         return active.reply_id if active is not None else None
 
-    def _stop(self, run: _Run) -> None:
+    def _stop(self, run: RunningReply) -> None:
         """Stop the reply: now, or right after the save in progress (never inside one)."""
         if not run.interrupted and run.pump is not None:
             run.interrupted = True
             if not run.saving:
                 run.pump.cancel()
 
-    async def _run(self, run: _Run) -> None:
+    async def _run(self, run: RunningReply) -> None:
         hearts: list[asyncio.Task[None]] = []  # started only for a reply that runs long
         run.beat = asyncio.get_running_loop().call_later(
             self._every, lambda: hearts.append(asyncio.create_task(self._heartbeat(run)))
@@ -282,7 +244,7 @@ class Runs:
                 await asyncio.wait({heart}, timeout=1.0)
             await self._finish(run, refused)
 
-    async def _drive(self, run: _Run) -> None:
+    async def _drive(self, run: RunningReply) -> None:
         """Pump the reply; on an interrupt, stop it and end it as interrupted."""
         try:
             run.pump = asyncio.create_task(self._pump(run, run.inputs))
@@ -301,7 +263,7 @@ class Runs:
             await self._end_interrupted(run)
         # Saved at every save point by the checkpoint, the end or the pause included.
 
-    async def _end_interrupted(self, run: _Run) -> None:
+    async def _end_interrupted(self, run: RunningReply) -> None:
         """End the stopped reply as interrupted (its pending calls get interrupted results)."""
         cursor = run.agent.state.reply
         if cursor is None:
@@ -310,7 +272,7 @@ class Runs:
         run.ending = True
         await self._pump(run, UserInterruptEvent(reply_id=cursor.reply_id))
 
-    async def _pump(self, run: _Run, inputs: RunInput) -> None:
+    async def _pump(self, run: RunningReply, inputs: RunInput) -> None:
         stream = run.agent.reply_stream(inputs, checkpoint=self._checkpoint(run))
         try:
             async for event in stream:
@@ -320,6 +282,8 @@ class Runs:
                     run.tail.append(event)  # logged with the release, after the save
                 else:
                     self._log(run, event)
+                if run.relay is None and event.reply_id:
+                    run.relay = relay_reply(self.notes, run.ref.key, event.reply_id)
                 if not run.started.done():
                     run.started.set_result(None)
         finally:
@@ -327,7 +291,7 @@ class Runs:
             if close is not None:
                 await close()  # stops its tools and settles the state
 
-    def _log(self, run: _Run, event: AgentEvent) -> None:
+    def _log(self, run: RunningReply, event: AgentEvent) -> None:
         """Queue the event, to be appended with the others queued before the next save point.
 
         The save point's flush writes them in one step with a renewal of the lease, with no
@@ -340,12 +304,12 @@ class Runs:
         if run.waking is None and not run.closing:
             run.waking = asyncio.get_running_loop().call_later(_LINGER, self._wake_writer, run)
 
-    def _wake_writer(self, run: _Run) -> None:
+    def _wake_writer(self, run: RunningReply) -> None:
         run.waking = None
         if run.pending and run.lost is None and (run.writer is None or run.writer.done()):
             run.writer = asyncio.create_task(self._write(run))
 
-    async def _write(self, run: _Run, *, renew: bool = False) -> None:
+    async def _write(self, run: RunningReply, *, renew: bool = False) -> None:
         """Append the queued events, renewing the lease in the same step (one round trip)."""
         if run.waking is not None:
             run.waking.cancel()
@@ -361,7 +325,7 @@ class Runs:
                 if run.pump is not None:
                     run.pump.cancel()
 
-    async def _flush(self, run: _Run, *, renew: bool = False) -> None:
+    async def _flush(self, run: RunningReply, *, renew: bool = False) -> None:
         """Wait until every queued event is appended (or raise why it cannot be).
 
         With `renew`, the lease is also renewed (and checked) unless a renewal started
@@ -376,7 +340,7 @@ class Runs:
         if run.lost is not None:
             raise run.lost
 
-    def _checkpoint(self, run: _Run) -> Checkpoint:
+    def _checkpoint(self, run: RunningReply) -> Checkpoint:
         """The storage's save-point callable, fenced by the lease.
 
         Before each save: every queued event is appended, and the lease is renewed with
@@ -415,7 +379,7 @@ class Runs:
 
         return checkpoint
 
-    async def _save(self, run: _Run) -> None:
+    async def _save(self, run: RunningReply) -> None:
         """Save the state under the lease (the versioned write refuses a stale state)."""
         if not run.started.done():
             return  # nothing ran
@@ -429,7 +393,7 @@ class Runs:
         """Seconds between two renewals of a running reply's lease."""
         return min(self.lease_ttl / 3, 2.0)
 
-    async def _heartbeat(self, run: _Run) -> None:
+    async def _heartbeat(self, run: RunningReply) -> None:
         while True:
             try:
                 if await self.events.renew(run.lease, self.lease_ttl):
@@ -442,13 +406,15 @@ class Runs:
                 pass  # a blip: the next renewal retries well before the lease expires
             await asyncio.sleep(self._every)
 
-    async def _finish(self, run: _Run, refused: Exception | None = None) -> None:
+    async def _finish(self, run: RunningReply, refused: Exception | None = None) -> None:
         """Log the held-back events with the end marker and release the lease.
 
         `refused` (the caller's error that stopped the run before it started) is answered
         only now: a request sent right after that answer finds the lease free.
         """
         self._runs.pop(run.ref.key, None)
+        if run.relay is not None:
+            drop_relay(*run.relay)
         try:
             while run.writer is not None and not run.writer.done():
                 await asyncio.shield(run.writer)  # its events come before the ones below
@@ -490,7 +456,7 @@ def _item(event: AgentEvent) -> LogItem:
     return LogItem(event.reply_id, str(event.type), event.model_dump_json())
 
 
-def _reply_id(run: _Run) -> str:
+def _reply_id(run: RunningReply) -> str:
     cursor = run.agent.state.reply
     if cursor is not None:
         return cursor.reply_id

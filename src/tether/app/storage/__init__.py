@@ -2,7 +2,8 @@
 
 `RedisStorage` and `PostgresStorage` are for many workers. The service's event logs and
 leases: `EventLogBase`, `SQLiteEventLog`, `RedisEventLog`, `PostgresEventLog`;
-`storage_from_url` builds a storage from a URL, `event_log_for` the log next to it.
+`storage_from_url` builds a storage from a URL, `event_log_for` the log next to it,
+`notes_for` the shared notes (`NotesBase`: MCP tokens, answers) next to it.
 
 `RedisStorage` imports `redis` only when constructed, `PostgresStorage` `psycopg`. The
 names load on first use (module `__getattr__`, PEP 562): a chat on SQLite does not import
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
     from tether.app.storage._events_postgres import PostgresEventLog
     from tether.app.storage._events_redis import RedisEventLog
     from tether.app.storage._events_sqlite import SQLiteEventLog
+    from tether.app.storage._notes import NotesBase, SQLiteNotes, notes_for
+    from tether.app.storage._notes_postgres import PostgresNotes
+    from tether.app.storage._notes_redis import RedisNotes
     from tether.app.storage._postgres import PostgresStorage
     from tether.app.storage._record import (
         SessionDelta,
@@ -50,11 +54,15 @@ __all__ = [
     "LogEntry",
     "LogItem",
     "LogKey",
+    "NotesBase",
     "PostgresEventLog",
+    "PostgresNotes",
     "PostgresStorage",
     "RedisEventLog",
+    "RedisNotes",
     "RedisStorage",
     "SQLiteEventLog",
+    "SQLiteNotes",
     "SQLiteStorage",
     "SessionDelta",
     "SessionInfo",
@@ -66,6 +74,7 @@ __all__ = [
     "StorageBase",
     "StoredSession",
     "event_log_for",
+    "notes_for",
     "storage_from_url",
 ]
 
@@ -77,7 +86,12 @@ _HOMES = {
     "LogEntry": "tether.app.storage._events",
     "LogItem": "tether.app.storage._events",
     "LogKey": "tether.app.storage._events",
+    "NotesBase": "tether.app.storage._notes",
     "PostgresEventLog": "tether.app.storage._events_postgres",
+    "PostgresNotes": "tether.app.storage._notes_postgres",
+    "RedisNotes": "tether.app.storage._notes_redis",
+    "SQLiteNotes": "tether.app.storage._notes",
+    "notes_for": "tether.app.storage._notes",
     "PostgresStorage": "tether.app.storage._postgres",
     "RedisEventLog": "tether.app.storage._events_redis",
     "RedisStorage": "tether.app.storage._redis",
@@ -100,6 +114,7 @@ _OWN_MODULE = set(_HOMES) - {
     "DEFAULT_SQLITE_PATH",
     "SessionInputError",
     "event_log_for",
+    "notes_for",
     "storage_from_url",
 }
 """Classes shown as `tether.app.storage.X` (the error lives in `tether.errors`)."""

@@ -37,10 +37,15 @@ class Answers:
 
 
 def question(call: ToolCallBlock) -> str:
-    """`Allow Bash git status? [y]es / [a]lways (Bash(git status)) / [n]o, tell it why / [e]dit`."""
+    """`Allow Bash git status? [y]es / [a]lways (Bash(git status)) / [n]o, tell it why / [e]dit`.
+
+    A sub-agent's call names who asks and offers `always here and in [p]arent` too.
+    """
     rules = visible(", ".join(rule_label(r) for r in call.suggested_rules))
-    always = f" / [a]lways ({rules})" if rules else ""
     path = call.metadata.get("agent_path")  # a sub-agent's call: name who asks
+    always = f" / [a]lways ({rules})" if rules else ""
+    if rules and path:
+        always += " / always here and in [p]arent"
     who = f"{' › '.join(visible(str(n)) for n in path)} asks: " if path else ""
     return (
         f"{who}Allow {visible(call.name)} {visible(call_summary(call, width=200))}?"
@@ -49,9 +54,14 @@ def question(call: ToolCallBlock) -> str:
 
 
 def choices(call: ToolCallBlock) -> list[tuple[str, str]]:
-    """The menu's answers: yes, always (when a rule is suggested), no, edit."""
+    """The menu's answers: yes, always (when a rule is suggested), no, edit.
+
+    A sub-agent's call with a suggested rule also gets "always, here and in the parent".
+    """
     rules = visible(", ".join(rule_label(r) for r in call.suggested_rules))
     always = [("a", f"Yes, and always allow {rules}")] if rules else []
+    if rules and call.metadata.get("agent_path"):
+        always.append(("p", f"Yes, and always allow {rules} here and in the parent agents"))
     return [
         ("y", "Yes"),
         *always,
@@ -97,6 +107,14 @@ async def _one(call: ToolCallBlock, ask: Ask, choose: Choose | None) -> tuple[Co
             return ConfirmResult(confirmed=True, tool_call=call), ""
         if answer in ("a", "always") and call.suggested_rules:
             return ConfirmResult(confirmed=True, tool_call=call, rules=call.suggested_rules), ""
+        if answer in ("p", "parent") and call.suggested_rules and call.metadata.get("agent_path"):
+            scoped = ConfirmResult(
+                confirmed=True,
+                tool_call=call,
+                rules=call.suggested_rules,
+                rules_scope="agent_and_parents",
+            )
+            return scoped, ""
         if answer in ("n", "no"):
             reason = (await ask("Tell it why (Enter to just say no): ", "")).strip()
             return ConfirmResult(confirmed=False, tool_call=call), reason

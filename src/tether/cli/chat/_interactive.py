@@ -42,7 +42,7 @@ class _Screen:
         self.keys = LineInput(tether_home() / "history")
         self.slash = SlashContext(chat, self.console, self.keys.answer, self.switch)
         self.questions = ServerQuestions(self.ask_during_reply, self.say)
-        self.ahead = TypeAhead(self.show_queued)
+        self.ahead = TypeAhead(self.show_queued, self.render.typing)
 
     async def ask_during_reply(self, question: str, default: str) -> str:
         """A server's question: the terminal is the question's while it is asked."""

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console, ConsoleOptions, RenderResult
+from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.live import Live
 from rich.markdown import Markdown
 from rich.markup import escape
@@ -54,14 +54,15 @@ def safe(value: object) -> str:
 
 
 class _Tail:
-    """The last lines of a renderable that fit on the screen (for a growing block)."""
+    """The last lines of a renderable that fit on the screen, `keep` lines spare."""
 
-    def __init__(self, renderable: Any) -> None:
+    def __init__(self, renderable: Any, keep: int = 2) -> None:
         self.renderable = renderable
+        self.keep = keep
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         lines = console.render_lines(self.renderable, options, pad=False)
-        for line in lines[-max(console.size.height - 2, 1) :]:
+        for line in lines[-max(console.size.height - self.keep, 1) :]:
             yield from line
             yield Segment.line()
 
@@ -129,47 +130,82 @@ class ChatRenderer:
             self._line_break()
         self.console.print(markup, highlight=False)
 
-    # -- growing blocks ------------------------------------------------------------------
+    def typing(self, line: str) -> None:
+        """Draw `line` (typed during the reply) below the stream; "" removes it."""
+        if line and self._live is None:
+            self._line_break()  # the live area starts on a line of its own
+        self._typed = visible(line)
+        self._sync()
+
+    # -- the live area: a growing block, then the line being typed ------------------------
 
     def _open(self, *, thinking: bool) -> None:
         self.close()
         self._line_break()
-        self._text, self._thinking = "", thinking
-        if self.console.is_terminal:
-            # Transient: the growing block is redrawn in place (only its tail if it is
-            # taller than the screen), then printed once, whole, when it ends.
+        self._text, self._thinking, self._block = "", thinking, True
+        self._sync()
+
+    def _view(self) -> Any:
+        parts: list[Any] = []
+        if self._block and self._thinking:
+            tail = "\n".join(self._text.splitlines()[-3:])
+            parts.append(Text("✻ " + tail, style="dim italic"))
+        elif self._block:
+            parts.append(
+                _Tail(Markdown(self._text, hyperlinks=False), keep=3 if self._typed else 2)
+            )
+        if self._typed:
+            parts.append(Text("› " + self._typed + "▏", style="dim"))
+        return Group(*parts)
+
+    def _sync(self) -> None:
+        """Start, redraw or stop the live area to match what it should show."""
+        if not self.console.is_terminal:
+            return
+        wanted = self._block or bool(self._typed)
+        if wanted and self._live is None:
+            # Transient: redrawn in place (a tall block only by its tail), then the block
+            # is printed once, whole, when it ends.
             self._live = Live(
-                self._renderable(),
+                self._view(),
                 console=self.console,
                 auto_refresh=False,
                 transient=True,
                 vertical_overflow="crop",
             )
-            self._live.start()
-
-    def _renderable(self) -> Any:
-        if self._thinking:
-            tail = "\n".join(self._text.splitlines()[-3:])
-            return Text("✻ " + tail, style="dim italic")
-        return _Tail(Markdown(self._text, hyperlinks=False))
+            self._live.start(refresh=True)
+        elif wanted and self._live is not None:
+            self._live.update(self._view(), refresh=True)
+        elif self._live is not None:
+            live, self._live = self._live, None
+            live.stop()
 
     def _grow(self, delta: str) -> None:
         self._text += visible(delta)
         now = time.monotonic()
         if self._live is not None and now - self._drawn >= _REFRESH:
-            self._live.update(self._renderable(), refresh=True)
+            self._live.update(self._view(), refresh=True)
             self._drawn = now
 
     def close(self, *, keep: bool = True) -> None:
         """End the open text or thinking block (drawn in full), if any."""
+        if not self._block:
+            return
         if self._live is not None:
             live, self._live = self._live, None
             live.stop()
         if keep and self._text and not self._thinking:
             self.console.print(Markdown(self._text, hyperlinks=False))
-        self._text, self._thinking = "", False
+        self._text, self._thinking, self._block = "", False, False
+        self._sync()  # the line being typed, if any, comes back below
 
     _thinking = False
+    _block = False
+    """A text or thinking block is open (growing in the live area)."""
+    _typed = ""
+    """The line the user is typing during the reply, drawn below the stream."""
+    _held = ""
+    """Tool output not yet shown: the end of a line, while a typed line is drawn."""
 
     # -- tools ---------------------------------------------------------------------------
 
@@ -189,7 +225,16 @@ class ChatRenderer:
         if not delta:
             return
         self._streamed.add(call_id)
-        delta = visible(delta)
+        self._held += visible(delta)
+        if self._live is not None:  # the typed line is drawn below: whole lines only
+            cut = self._held.rfind("\n") + 1
+            text, self._held = self._held[:cut], self._held[cut:]
+        else:
+            text, self._held = self._held, ""
+        if text:
+            self._print_output(text)
+
+    def _print_output(self, delta: str) -> None:
         text = delta.replace("\n", "\n  │ ")
         if self._at_line_start:
             text = "  │ " + text
@@ -226,6 +271,9 @@ class ChatRenderer:
                 self.console.print(line)
 
     def _line_break(self) -> None:
+        if self._held:  # output held back while a typed line was drawn
+            held, self._held = self._held, ""
+            self._print_output(held + "\n")
         if not self._at_line_start:
             self.console.print()
             self._at_line_start = True

@@ -1,8 +1,9 @@
 """Typing while a reply runs: keys are read as they come, lines queued until the reply ends.
 
 While a reply streams, the terminal is in cbreak mode (no echo, keys one by one, Ctrl+C
-still interrupts) and an event-loop reader collects the keys: Enter queues the line
-(shown at once as queued), Backspace edits, escape sequences (arrows) are dropped. When
+still interrupts) and an event-loop reader collects the keys: the line being typed is
+drawn below the stream as it grows, Enter queues it (shown at once as queued), Backspace
+edits, escape sequences (arrows) are dropped. When
 the reply ends, the queued lines are sent one after another, and a line still being typed
 is put back into the input line.
 """
@@ -25,18 +26,34 @@ _ERASE = ("\x7f", "\x08")
 
 
 class TypeAhead:
-    """The lines typed ahead (`queued`) and the one being typed (`pending`)."""
+    """The lines typed ahead (`queued`) and the one being typed (`pending`).
 
-    def __init__(self, on_queued: Callable[[str], None]) -> None:
+    `on_queued` gets each line as Enter queues it; `on_typing` the line being typed
+    whenever it changes, and "" when it should not be drawn (queued, or the terminal
+    handed over).
+    """
+
+    def __init__(
+        self,
+        on_queued: Callable[[str], None],
+        on_typing: Callable[[str], None] = lambda line: None,
+    ) -> None:
         self.pending = ""
         self.queued: list[str] = []
         self._on_queued = on_queued
+        self._on_typing = on_typing
         self._escape = ""
         self._reading: tuple[int, Any] | None = None
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
 
     def feed(self, data: str) -> None:
         """Take typed characters."""
+        before = self.pending
+        self._feed(data)
+        if self.pending != before:
+            self._on_typing(self.pending)
+
+    def _feed(self, data: str) -> None:
         for char in data:
             if self._escape or char == "\x1b":
                 self._escape += char  # ESC [ ... final letter, or ESC and one key
@@ -97,8 +114,11 @@ class TypeAhead:
     def _start(self, fd: int) -> None:
         tty.setcbreak(fd)
         asyncio.get_running_loop().add_reader(fd, self._read, fd)
+        if self.pending:
+            self._on_typing(self.pending)
 
     def _stop(self, fd: int, saved: Any) -> None:
+        self._on_typing("")  # the terminal is someone else's now: the line goes
         asyncio.get_running_loop().remove_reader(fd)
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 

@@ -56,6 +56,10 @@ class PromptCache:
     defer_tools: bool | None = None
     """Anthropic: send sleepable plugins' tools with `defer_loading` (tool search beta);
     `None`: for the models known to support it (`DEFER_MODELS`)."""
+    proxy_tools: bool = True
+    """OpenAI and DashScope: call woken plugins' tools through one fixed tool whose
+    definitions the wake's answer carries, so the tools array never changes (see
+    `_tool_proxy`); `False`: send them as functions, in append-only order."""
 
     def __post_init__(self) -> None:
         if self.ttl not in ("5m", "1h"):

@@ -9,6 +9,12 @@ from tether.message import DataBlock, HintBlock, TextBlock, ThinkingBlock, ToolC
 from tether.model._types import ChatRequest, NamedToolChoice
 from tether.model.providers._cache import split_system
 from tether.model.providers._names import CHAT_NAMES, ToolNames
+from tether.model.providers._tool_proxy import (
+    PROXY_TOOL,
+    ToolProxy,
+    proxy_arguments,
+    with_definitions,
+)
 from tether.model.providers._turns import (
     Turn,
     data_url,
@@ -66,17 +72,21 @@ def _arguments(text: str) -> str:
     return text if isinstance(value, dict) else "{}"
 
 
-def _assistant(turn: Turn, reasoning: ReasoningPolicy, names: ToolNames) -> dict[str, Any]:
+def _function(call: ToolCallBlock, names: ToolNames, proxy: ToolProxy | None) -> dict[str, Any]:
+    if proxy is not None and call.name in proxy.names:
+        return {"name": PROXY_TOOL, "arguments": proxy_arguments(call.name, call.input)}
+    return {"name": names.name(call.name), "arguments": _arguments(call.input)}
+
+
+def _assistant(
+    turn: Turn, reasoning: ReasoningPolicy, names: ToolNames, proxy: ToolProxy | None
+) -> dict[str, Any]:
     text = "".join(b.text for b in turn.blocks if isinstance(b, TextBlock))
     calls = [b for b in turn.blocks if isinstance(b, ToolCallBlock)]
     message: dict[str, Any] = {"role": "assistant", "content": text or None}
     if calls:
         message["tool_calls"] = [
-            {
-                "id": names.call_id(c.id),
-                "type": "function",
-                "function": {"name": names.name(c.name), "arguments": _arguments(c.input)},
-            }
+            {"id": names.call_id(c.id), "type": "function", "function": _function(c, names, proxy)}
             for c in calls
         ]
     thinking = "".join(b.thinking for b in turn.blocks if isinstance(b, ThinkingBlock))
@@ -88,18 +98,20 @@ def _assistant(turn: Turn, reasoning: ReasoningPolicy, names: ToolNames) -> dict
 
 
 def _tool_messages(
-    turn: Turn, style: ImageStyle, with_name: bool, names: ToolNames
+    turn: Turn, style: ImageStyle, with_name: bool, names: ToolNames, proxy: ToolProxy | None
 ) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = []
     images: list[dict[str, Any]] = []
     for result in turn.results:
+        text = tool_result_text(result)
         message: dict[str, Any] = {
             "role": "tool",
             "tool_call_id": names.call_id(result.id),
-            "content": tool_result_text(result),
+            "content": text if proxy is None else with_definitions(result, text, proxy),
         }
         if with_name:
-            message["name"] = names.name(result.name)
+            proxied = proxy is not None and result.name in proxy.names
+            message["name"] = PROXY_TOOL if proxied else names.name(result.name)
         messages.append(message)
         data = tool_result_data(result)
         if data:
@@ -120,8 +132,13 @@ def format_chat_messages(
     image_style: ImageStyle = "openai",
     tool_name: bool = False,
     names: ToolNames | None = None,
+    proxy: ToolProxy | None = None,
 ) -> list[dict[str, Any]]:
-    """Chat-completions messages for `turns` (tool names and call ids made safe by `names`)."""
+    """Chat-completions messages for `turns` (tool names and call ids made safe by `names`).
+
+    `proxy`: calls of the proxied tools go through `PROXY_TOOL`, and the results that load
+    them carry their definitions.
+    """
     names = names or ToolNames(CHAT_NAMES)
     messages: list[dict[str, Any]] = []
     for turn in turns:
@@ -130,9 +147,9 @@ def format_chat_messages(
         elif turn.role == "user":
             messages.append({"role": "user", "content": _user_content(turn, image_style)})
         elif turn.role == "assistant":
-            messages.append(_assistant(turn, reasoning, names))
+            messages.append(_assistant(turn, reasoning, names, proxy))
         else:
-            messages.extend(_tool_messages(turn, image_style, tool_name, names))
+            messages.extend(_tool_messages(turn, image_style, tool_name, names, proxy))
     return messages
 
 

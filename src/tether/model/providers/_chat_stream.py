@@ -17,6 +17,7 @@ from tether.model._types import (
 )
 from tether.model.providers._base import Opened
 from tether.model.providers._names import ToolNames
+from tether.model.providers._tool_proxy import ProxyCalls
 
 __all__ = ["ChatChunkParser", "extra", "open_chat_completion"]
 
@@ -43,13 +44,31 @@ class ChatChunkParser:
     Calls are merged by their `index`; a new non-empty `id` at an index that already has
     another call (some servers reuse index 0, or send none) starts a new call. A call whose
     id another call of the answer already has gets a variant, so each result pairs with
-    one call.
+    one call. With `proxy`, calls of the proxy tool are held back and given at the end as
+    the plugin tool calls they stand for (`ProxyCalls`).
     """
 
-    __slots__ = ("_ids", "_last", "_names", "_sent", "_slots", "_usage", "last_usage", "stop")
+    __slots__ = (
+        "_ids",
+        "_last",
+        "_names",
+        "_proxy",
+        "_sent",
+        "_slots",
+        "_usage",
+        "last_usage",
+        "stop",
+    )
 
-    def __init__(self, usage: Callable[[Any], ChatUsage], names: ToolNames | None = None) -> None:
+    def __init__(
+        self,
+        usage: Callable[[Any], ChatUsage],
+        names: ToolNames | None = None,
+        *,
+        proxy: bool = False,
+    ) -> None:
         self._names = names
+        self._proxy = ProxyCalls() if proxy else None
         self._slots: dict[int | None, int] = {}
         self._ids: dict[int, str] = {}
         self._sent: dict[int, str] = {}  # the id each call got, unique within the answer
@@ -98,6 +117,8 @@ class ChatChunkParser:
         if completion.choices:
             choice = completion.choices[0]
             deltas = self.message(choice.message)
+            if self._proxy is not None:
+                deltas.extend(self._proxy.release())
             reason = choice.finish_reason
             self.stop = reason if reason and reason != "null" else "stop"
         if completion.usage is not None:
@@ -105,10 +126,11 @@ class ChatChunkParser:
         return deltas
 
     def finish(self) -> list[ModelDelta]:
-        """The usage of the stream, once it has ended."""
-        if self.last_usage is None:
-            return []
-        return [UsageDelta(self._usage(self.last_usage))]
+        """The held proxy calls and the usage of the stream, once it has ended."""
+        deltas: list[ModelDelta] = [] if self._proxy is None else [*self._proxy.release()]
+        if self.last_usage is not None:
+            deltas.append(UsageDelta(self._usage(self.last_usage)))
+        return deltas
 
     def _slot(self, index: int | None, call_id: str | None) -> int:
         slot = self._slots.get(index)
@@ -163,25 +185,32 @@ class ChatChunkParser:
             if name and self._names is not None:
                 name = self._names.original(name)
             slot = self._slot(getattr(call, "index", None), call_id)
-            deltas.append(
-                ToolCallDelta(
-                    index=slot,
-                    id=None if call_id is None else self._unique(slot, call_id),
-                    name=name or None,
-                    arguments=args if isinstance(args, str) else "",
-                )
+            call_delta = ToolCallDelta(
+                index=slot,
+                id=None if call_id is None else self._unique(slot, call_id),
+                name=name or None,
+                arguments=args if isinstance(args, str) else "",
             )
+            if self._proxy is None or not self._proxy.take(call_delta):
+                deltas.append(call_delta)
         return deltas
 
 
 async def open_chat_completion(
-    client: Any, params: dict[str, Any], usage: Any, *, stream: bool, names: ToolNames | None = None
+    client: Any,
+    params: dict[str, Any],
+    usage: Any,
+    *,
+    stream: bool,
+    names: ToolNames | None = None,
+    proxy: bool = False,
 ) -> Opened:
     """Send a chat-completions request (OpenAI or DashScope compatible) and wrap the answer.
 
-    `names` maps the tool names the model calls back to the toolkit's.
+    `names` maps the tool names the model calls back to the toolkit's; `proxy`: the
+    request sent `PROXY_TOOL`, whose calls become the plugin tool calls they stand for.
     """
-    parser = ChatChunkParser(usage, names)
+    parser = ChatChunkParser(usage, names, proxy=proxy)
     answer = await client.chat.completions.create(**params)
     if not stream:
         return Opened([answer], parser.completion, parser.stopped)

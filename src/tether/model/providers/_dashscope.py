@@ -27,6 +27,7 @@ from tether.model.providers._chat_format import (
 from tether.model.providers._chat_stream import open_chat_completion
 from tether.model.providers._errors import loaded_sdk, parse_retry_after, status_error
 from tether.model.providers._names import CHAT_NAMES, ToolNames
+from tether.model.providers._tool_proxy import proxy_plan, sends_proxy
 from tether.model.providers._turns import (
     append_hint,
     forced_tool_reminder,
@@ -71,7 +72,16 @@ def has_explicit_cache(model: str) -> bool:
 
 
 def _mark_prefix(messages: list[dict[str, Any]]) -> None:
-    """Markers at the end of the system prompt and of the last message (before the tail)."""
+    """Markers at the end of the system prompt and of the last message (before the tail).
+
+    A marker sits on a content part, so every system, user and tool message's text goes
+    as a one-part list: a message sends the same bytes whether it carries the marker
+    (the last one) or not (the same message in the next request).
+    """
+    for message in messages:
+        content = message.get("content")
+        if message["role"] != "assistant" and isinstance(content, str) and content:
+            message["content"] = [{"type": "text", "text": content}]
     if messages and messages[0]["role"] == "system":
         mark_chat_message(messages[0], _EPHEMERAL)
     if len(messages) > 1 and messages[-1]["role"] in ("user", "tool"):
@@ -143,9 +153,12 @@ class DashScopeChatModel(ProviderChatModel[DashScopeCredential]):
     def _params(self, request: ChatRequest, names: ToolNames) -> dict[str, Any]:
         turns = split_turns(request.messages)
         params: dict[str, Any] = {"model": self.model_name, "stream": self.stream_enabled}
-        parts = cache_parts(request, self.prompt_cache)
+        cache = self.prompt_cache
+        parts = cache_parts(request, cache)
+        proxy = proxy_plan(request) if cache.enabled and cache.proxy_tools else None
         if parts.tools:
-            params["tools"] = format_chat_tools(request, names, parts.tools)
+            tools = parts.tools if proxy is None else proxy.tools
+            params["tools"] = format_chat_tools(request, names, tools)
             choice = request.tool_choice
             if is_forced(request) and (self.thinking or not isinstance(choice, NamedToolChoice)):
                 append_hint(turns, forced_tool_reminder(sent_choice(choice, names)))
@@ -157,6 +170,7 @@ class DashScopeChatModel(ProviderChatModel[DashScopeCredential]):
             image_style="dashscope",
             tool_name=True,
             names=names,
+            proxy=proxy,
         )
         volatile = split_chat_system(messages, parts.volatile, parts.tail)
         if self.prompt_cache.enabled and has_explicit_cache(self.model_name):
@@ -175,7 +189,12 @@ class DashScopeChatModel(ProviderChatModel[DashScopeCredential]):
         names = ToolNames(CHAT_NAMES)
         params = self._params(request, names)
         return await open_chat_completion(
-            self.client, params, _usage, stream=self.stream_enabled, names=names
+            self.client,
+            params,
+            _usage,
+            stream=self.stream_enabled,
+            names=names,
+            proxy=sends_proxy(params),
         )
 
     def _map_error(self, error: BaseException) -> ModelError | None:

@@ -21,6 +21,7 @@ from tether.model.providers._chat_format import (
 from tether.model.providers._chat_stream import extra, open_chat_completion
 from tether.model.providers._errors import loaded_sdk, parse_retry_after, status_error
 from tether.model.providers._names import CHAT_NAMES, ToolNames
+from tether.model.providers._tool_proxy import proxy_plan, sends_proxy
 from tether.model.providers._turns import split_turns
 
 __all__ = ["OpenAIChatModel", "openai_usage"]
@@ -101,8 +102,10 @@ class OpenAIChatModel(ProviderChatModel[OpenAICredential]):
         return self._params(request, ToolNames(CHAT_NAMES))
 
     def _params(self, request: ChatRequest, names: ToolNames) -> dict[str, Any]:
+        cache = self.prompt_cache
+        proxy = proxy_plan(request) if cache.enabled and cache.proxy_tools else None
         messages = format_chat_messages(
-            split_turns(request.messages), reasoning=self.send_reasoning, names=names
+            split_turns(request.messages), reasoning=self.send_reasoning, names=names, proxy=proxy
         )
         params: dict[str, Any] = {
             "model": self.model_name,
@@ -111,9 +114,10 @@ class OpenAIChatModel(ProviderChatModel[OpenAICredential]):
         }
         if self.stream_enabled:
             params["stream_options"] = {"include_usage": True}
-        parts = cache_parts(request, self.prompt_cache)
+        parts = cache_parts(request, cache)
         if parts.tools:
-            params["tools"] = format_chat_tools(request, names, parts.tools)
+            tools = parts.tools if proxy is None else proxy.tools
+            params["tools"] = format_chat_tools(request, names, tools)
             params["tool_choice"] = format_tool_choice(request.tool_choice, names)
         elif request.structured_json_schema is not None:
             params["response_format"] = {
@@ -142,7 +146,12 @@ class OpenAIChatModel(ProviderChatModel[OpenAICredential]):
         names = ToolNames(CHAT_NAMES)
         params = self._params(request, names)
         return await open_chat_completion(
-            self.client, params, openai_usage, stream=self.stream_enabled, names=names
+            self.client,
+            params,
+            openai_usage,
+            stream=self.stream_enabled,
+            names=names,
+            proxy=sends_proxy(params),
         )
 
     def _map_error(self, error: BaseException) -> ModelError | None:

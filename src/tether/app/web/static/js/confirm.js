@@ -2,7 +2,9 @@
 // Allow once / Allow always (with the suggested rules as checkboxes) / Deny (with an optional
 // reason the model sees) and an editable input; external calls get a form to paste their
 // result. Answers are the library's resume events: UserConfirmResultEvent and
-// ExternalExecutionResultEvent.
+// ExternalExecutionResultEvent. A sub-agent's call (its `metadata.agent_path` set) names
+// the sub-agent ("scout wants to run Bash(ls)") and offers to remember its rules in the
+// parent agents too (`rules_scope: "agent_and_parents"`).
 
 import { argumentsElement } from "./toolcard.js";
 
@@ -16,6 +18,32 @@ function el(tag, props = {}, ...children) {
   Object.assign(node, props);
   node.append(...children);
   return node;
+}
+
+/** The sub-agents a call belongs to, outermost first (empty for the agent's own call). */
+export function agentPath(call) {
+  const path = (call.metadata || {}).agent_path;
+  return Array.isArray(path) ? path.map(String) : [];
+}
+
+/** `Bash(ls -la)`, `Write(notes.md)` or the bare name: what a question names. */
+function callSummary(call) {
+  let args = {};
+  try {
+    args = JSON.parse(call.input || "{}") || {};
+  } catch {
+    return call.name;
+  }
+  const detail = [args.command, args.file_path, args.path, args.url].find((v) => typeof v === "string");
+  if (!detail) return call.name;
+  const short = detail.length > 80 ? `${detail.slice(0, 79)}…` : detail;
+  return `${call.name}(${short})`;
+}
+
+/** What a call's legend says: the tool, or "<sub-agent> wants to run <summary>". */
+export function callTitle(call) {
+  const path = agentPath(call);
+  return path.length ? `${path.join(" › ")} wants to run ${callSummary(call)}` : call.name;
 }
 
 function labelled(input, text) {
@@ -58,7 +86,10 @@ export class PendingPanel {
     once.onclick = () => answer("once");
     always.onclick = () => answer("always");
     deny.onclick = () => answer("deny");
-    const heading = ev.tool_calls.length > 1 ? `${ev.tool_calls.length} calls need your confirmation` : "A call needs your confirmation";
+    const nested = ev.tool_calls.length === 1 ? agentPath(ev.tool_calls[0]) : [];
+    const heading = ev.tool_calls.length > 1
+      ? `${ev.tool_calls.length} calls need your confirmation`
+      : nested.length ? `The ${nested[nested.length - 1]} sub-agent needs your confirmation` : "A call needs your confirmation";
     once.setAttribute("aria-keyshortcuts", "y");
     always.setAttribute("aria-keyshortcuts", "a");
     deny.setAttribute("aria-keyshortcuts", "n");
@@ -78,7 +109,7 @@ export class PendingPanel {
   }
 
   confirmRow(call, several) {
-    const box = el("fieldset", { className: "pending-call" }, el("legend", { textContent: call.name }));
+    const box = el("fieldset", { className: "pending-call" }, el("legend", { textContent: callTitle(call) }));
     box.append(argumentsElement(call.name, call.input));
     const include = el("input", { type: "checkbox", checked: true });
     if (several) box.append(labelled(include, `Allow this ${call.name} call`));
@@ -91,7 +122,11 @@ export class PendingPanel {
       for (const r of rules) list.append(labelled(r.box, ruleText(r.rule)));
       box.append(list);
     }
-    return { call, box, include, input, rules };
+    const parents = el("input", { type: "checkbox", checked: false });
+    if (rules.length && agentPath(call).length) {
+      box.append(labelled(parents, "Also remember these rules in the parent agents"));
+    }
+    return { call, box, include, input, rules, parents };
   }
 
   async answerConfirm(ev, rows, mode, buttons, error, reason) {
@@ -109,6 +144,7 @@ export class PendingPanel {
       }
       const rules = confirmed && mode === "always" ? row.rules.filter((r) => r.box.checked).map((r) => r.rule) : [];
       const answer = { confirmed, tool_call: { ...row.call, input }, rules };
+      if (rules.length && row.parents.checked) answer.rules_scope = "agent_and_parents";
       if (!confirmed && reason) answer.reason = reason;
       results.push(answer);
     }

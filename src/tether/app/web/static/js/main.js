@@ -9,6 +9,7 @@ import { fetchIntro, introElement } from "./intro.js";
 import { badgeText, fetchAgents, fetchSessions, renderAgents, renderSessions } from "./sessions.js";
 import { ModeSelect } from "./mode.js";
 import { ServerQuestions } from "./mcp_questions.js";
+import { LoginLinks } from "./mcp_login.js";
 import { ResourcePicker } from "./mcp_resources.js";
 import { Follower, statusAfter } from "./stream.js";
 import { Status } from "./status.js";
@@ -34,6 +35,7 @@ class App {
     this.pending = new PendingPanel($("pending"), (event) => this.resume(event));
     this.questions = new ServerQuestions($("pending"), () => this.sessionId);
     this.resources = new ResourcePicker(document.querySelector(".composer-buttons"), $("message"), () => this.sessionId);
+    this.logins = new LoginLinks($("pending"), () => this.sessionId);
     this.bar = new Status();
     this.mode = new ModeSelect($("permission-mode"), (fn) => this.guard(fn));
   }
@@ -284,6 +286,7 @@ class App {
     }
     if (this.sessionId !== id) return;
     this.mode.show(id, session.permission_mode);
+    this.logins.refresh();
     this.conversation.showMessages(page.messages || []);
     this.showEarlier(id, page.next_before);
     this.follower = this.newFollower(id);
@@ -341,6 +344,7 @@ class App {
       if (ev.type.startsWith("require_")) this.conversation.toLatest(); // the asked call in view
       else if (this.pending.active && !ev.type.endsWith("_result") && ev.type !== "user_interrupt") this.pending.clear();
       this.questions.see(ev);
+      if (ev.type === "error" && ev.error_type === "MCPAuthorizationRequired") this.logins.refresh();
       this.conversation.apply(ev);
       this.setStatus(statusAfter(ev, this.status));
     }
