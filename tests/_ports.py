@@ -117,4 +117,6 @@ def start_redis(
         process.stdout.close()
         if b"Address already in use" not in said:
             raise RuntimeError(f"redis-server did not start: {said.decode(errors='replace')}")
+    if port is not None:
+        raise RuntimeError(f"redis-server: port {port} is taken by another process")
     raise RuntimeError(f"redis-server found no free port in {attempts} tries")
