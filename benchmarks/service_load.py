@@ -29,7 +29,8 @@ Each error is printed with what the client saw (status, the error event, the exc
 `--instructions [--tree LABEL=SRC_DIR ...]`: one worker's instructions per reply under
 cachegrind (10 clients, 80 minus 20 replies), SQLite and Redis: a figure load cannot move;
 next to the bare Starlette floor (`_sse_floor.py`: the same events and sizes, one WAL
-insert per event) measured in the same run, and each as a ratio to it. Then, in the same
+insert per event) measured in the same run, and each as a ratio to it. The worker's own
+timers are stretched by `SLOWDOWN` under valgrind (see there). Then, in the same
 run and against the same floor (wall clock, no valgrind, one worker each): the p50 added
 latency at those 10 clients, and the capacity (replies per second per core of the worker's
 CPU) at `--saturated` clients (default 100), each as a ratio to the floor's (issue 33:
@@ -60,6 +61,11 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 REDIS = os.environ.get("TETHER_TEST_REDIS_URL", "redis://127.0.0.1:6379/12")
 MODEL_SECONDS = 0.05
+SLOWDOWN = 50
+"""How much slower a worker runs under valgrind: `--instructions` stretches the run's own
+timers by this much (the 0.1 s wait before events are logged without a save point, the
+heartbeat's period), so they fire where they do at full speed (a reply's save points come
+milliseconds apart: the linger and the heartbeat never fire) and not between most steps."""
 
 
 def agents() -> dict[str, Any]:
@@ -123,6 +129,12 @@ _LOGS: list[Path] = []
 _WORKER = """
 import os, signal, sys
 from tether.cli import main
+slow = float(os.environ.get("BENCH_SLOWDOWN", "1"))
+if slow != 1:  # under valgrind: the run's timers keep their full-speed place between steps
+    from tether.app.server import _runs
+    _runs._LINGER *= slow
+    _every = _runs.Runs._every.fget
+    _runs.Runs._every = property(lambda self: slow * _every(self))
 where = os.environ.get("BENCH_PROFILE")
 if not where:
     sys.exit(main())
@@ -456,6 +468,7 @@ def _instructions(src: str, storage: str, replies: int, clients: int) -> int:
         cmd += [sys.executable, "-c", _WORKER, "serve", "--agents", "service_load:agents"]
         cmd += ["--storage", storage, "--port", str(port), "--redis-prefix", prefix]
     env = {k: v for k, v in os.environ.items() if k != "TETHER_API_KEYS"} | {"PYTHONPATH": src}
+    env["BENCH_SLOWDOWN"] = str(SLOWDOWN)
     proc = subprocess.Popen(
         cmd, cwd=HERE, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )

@@ -307,3 +307,27 @@ def test_the_agent_checks_its_url_and_names_itself() -> None:
     )
     assert remote.headers() == {"Authorization": "Bearer k1", "X-Team": "blue"}
     assert "k1" not in repr(remote)
+
+
+async def test_interrupting_the_top_parent_cancels_a_remote_task_under_a_sub_agent(
+    remote: tuple[str, Seen],
+) -> None:
+    url, seen = remote
+    helper = a2a_parent.parent(url)
+    helper.name = "helper"
+    call = ScriptedChatModel.tool_call("helper", {"task": "tidy"}, id="h1")
+    top = Agent(
+        name="top",
+        system_prompt="You delegate to the helper.",
+        model=ScriptedChatModel([AssistantMsg("top", [call]), AssistantMsg("top", "Stopped.")]),
+        toolkit=Toolkit(tools=[helper.as_tool()]),
+    )
+    top.state.permission_context = PermissionContext(mode=PermissionMode.BYPASS)
+    events = [e async for e in top.reply_stream(UserMsg("user", "go"))]
+    [pause] = [e for e in events if isinstance(e, RequireUserConfirmEvent)]
+    child = AgentState.model_validate(top.state.tool_state["helper"]["h1"]["state"])
+    task_id = child.tool_state["cleaner"]["c1"]["a2a"]["task_id"]
+
+    await top.reply(UserInterruptEvent(reply_id=pause.reply_id))
+
+    assert seen.cancelled == [task_id] and top.state.reply is None

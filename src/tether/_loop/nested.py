@@ -217,15 +217,24 @@ async def release_records(state: AgentState, tools: Mapping[str, ToolBase] | Non
     """Tell the tools of the reply's delegated calls that it is interrupted, then forget them.
 
     A tool with a `release(record)` coroutine (a remote agent's: it cancels the remote
-    task) is awaited first; it must not raise.
+    task) is awaited first, at any depth (a child's delegated calls too); it must not raise.
     """
+    await _release(state, tools)
+    drop_records(state)
+
+
+async def _release(state: AgentState, tools: Mapping[str, ToolBase] | None) -> None:
     for call in waiting_calls(state, ToolCallState.SUBMITTED).values():
         record = record_of(state, call)
         tool = tools.get(call.name) if tools is not None else None
+        if record is None or tool is None:
+            continue
         release = getattr(tool, "release", None)
-        if record is not None and release is not None:
+        if release is not None:
             await release(record)
-    drop_records(state)
+        elif isinstance(tool, NestingTool) and "state" in record:
+            child = child_state(record)
+            await _release(child, await tool.child_tools(child))
 
 
 def parent_run(state: AgentState) -> Run | None:

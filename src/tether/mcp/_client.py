@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from tether.errors import ConfigError, MCPConnectionError, MCPError
 from tether.event import AgentEvent
 from tether.mcp._asking import cancel_requests_of
+from tether.mcp._attached import ResourceAttachments
 from tether.mcp._config import HttpMCPConfig, MCPConfig, StdioMCPConfig
 from tether.mcp._features import LogLevel, MCPFeatures
 from tether.mcp._hooks import Hooks, RootsSource
@@ -45,7 +46,7 @@ class _ConnectionLost(Exception):
     """The session ended while a call was in flight."""
 
 
-class MCPClient(MCPFeatures, ToolSourceBase):
+class MCPClient(MCPFeatures, ResourceAttachments, ToolSourceBase):
     """Tools of one MCP server, named `mcp__<name>__<tool>`.
 
     The server is reached on first use. A stateful client keeps one session (owned by a
@@ -149,6 +150,7 @@ class MCPClient(MCPFeatures, ToolSourceBase):
         self.token_store = token_store if token_store is not None else MemoryTokenStore()
         self._in_flight: dict[str, ToolContext] = {}
         self._has_resources = False
+        self._init_attachments()
         self._hooks = Hooks(
             server=name,
             on_elicitation=on_elicitation,
@@ -284,10 +286,12 @@ class MCPClient(MCPFeatures, ToolSourceBase):
             raise
 
     async def _on_message(self, message: Any) -> None:
-        from mcp_types import ToolListChangedNotification
+        from mcp_types import ResourceUpdatedNotification, ToolListChangedNotification
 
         if isinstance(message, ToolListChangedNotification):
             self._mark_stale()
+        elif isinstance(message, ResourceUpdatedNotification):  # 2025-era subscriptions
+            self.resource_updated(str(message.params.uri))
 
     def _mark_stale(self) -> None:
         self._stale = True
