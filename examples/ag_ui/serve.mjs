@@ -107,6 +107,15 @@ function proxy(req, res) {
 }
 
 const server = createServer((req, res) => {
+  try {
+    route(req, res);
+  } catch (err) { // a malformed URL (`%E0%A4%A`), not a reason to stop serving
+    if (!res.headersSent) refuse(res, 400, `bad request: ${err.message}`);
+    else res.destroy();
+  }
+});
+
+function route(req, res) {
   const host = (req.headers.host ?? "").replace(/:\d+$/, "");
   if (!LOOPBACK.has(host)) return refuse(res, 421, "open this page as 127.0.0.1 or localhost");
   const { pathname } = new URL(req.url, "http://page");
@@ -117,7 +126,7 @@ const server = createServer((req, res) => {
   if (pathname.startsWith("/node_modules/")) return serveModule(req, res, pathname);
   if (pathname === "/favicon.ico") return res.writeHead(204).end();
   refuse(res, 404, "not found");
-});
+}
 
 server.listen(Number(opts.port), "127.0.0.1", () => {
   console.log(`AG-UI chat page on http://127.0.0.1:${server.address().port} -> ${upstream.origin}`);

@@ -180,6 +180,7 @@ def test_page_server_keeps_the_origin_rules(served: Served) -> None:
         assert c.get("/node_modules/../serve.mjs").status_code == 404
         assert c.get("/node_modules/%2e%2e/%2e%2e/serve.mjs").status_code == 404
         assert c.get("/serve.mjs").status_code == 404
+        assert c.get("/node_modules/%E0%A4%A").status_code == 400
         moved = c.get("/node_modules/rxjs/dist/esm/internal/Observable")
         assert (moved.status_code, moved.headers["location"]) == (
             302,
