@@ -3,8 +3,9 @@
 - The suite's server is `TETHER_POSTGRES_DSN` (default
   `postgresql://postgres@127.0.0.1:5432/postgres`). Tests write only into a schema of
   their own (`tether_test_<hex>`), dropped afterwards.
-- `PgServer` is a private server (`initdb` + `pg_ctl`) in a temporary directory on a
-  free port, for tests that restart or kill it. As root it runs as the `postgres` user
+- `PgServer` is a private server (`initdb` + `pg_ctl`) in a temporary directory,
+  listening only on a Unix socket there (no TCP port to pick: nothing else can take it),
+  for tests that restart or kill it. As root it runs as the `postgres` user
   (`initdb` refuses root).
 """
 
@@ -16,7 +17,6 @@ import os
 import pwd
 import secrets
 import shutil
-import socket
 import subprocess
 import tempfile
 from functools import cache
@@ -111,25 +111,19 @@ def require_pg_binaries() -> Path:
     return found
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 class PgServer:
-    """A private PostgreSQL in a temporary directory, on a free port (trust auth)."""
+    """A private PostgreSQL on a Unix socket in its temporary directory (trust auth)."""
 
     def __init__(self) -> None:
         self.bin = require_pg_binaries()
         self.root = Path(tempfile.mkdtemp(prefix="tether-pg-"))
         self.data = self.root / "data"
-        self.port = free_port()
+        self.port = 5432  # names the socket file only (`.s.PGSQL.5432` in `root`)
         self.user = "postgres" if os.geteuid() == 0 else None
         if self.user is not None:
             entry = pwd.getpwnam(self.user)
             os.chown(self.root, entry.pw_uid, entry.pw_gid)
-        self.dsn = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+        self.dsn = f"postgresql://postgres@/postgres?host={self.root}&port={self.port}"
 
     def _run(self, *args: str) -> None:
         cmd = [str(self.bin / args[0]), *args[1:]]
@@ -144,7 +138,7 @@ class PgServer:
         return self
 
     def _ctl(self, action: str) -> None:
-        opts = f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.root} -c fsync=off"
+        opts = f"-p {self.port} -c listen_addresses='' -k {self.root} -c fsync=off"
         args = ["pg_ctl", "-D", str(self.data), "-w", "-t", "60", "-l", str(self.root / "log")]
         if action in ("start", "restart"):
             args += ["-o", opts]
@@ -153,7 +147,7 @@ class PgServer:
         self._run(*args, action)
 
     def restart(self) -> None:
-        """Stop (fast: every connection is cut) and start again on the same port."""
+        """Stop (fast: every connection is cut) and start again on the same socket."""
         self._ctl("restart")
 
     def stop(self) -> None:

@@ -10,52 +10,37 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import redis
 
+from _ports import start_redis
+
 ROOT = Path(__file__).parent.parent
 SLICE = ["tests/test_examples.py", "-k", "redis or sqlite or resume or skills or compression"]
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
 def private_redis() -> Iterator[int]:
-    """A `redis-server` of this test's own, on a free port; stopped afterwards."""
+    """A `redis-server` of this test's own (`_ports.start_redis`); stopped afterwards."""
     if shutil.which("redis-server") is None:
         if os.environ.get("TETHER_REQUIRE_REDIS") == "1":
             pytest.fail("`redis-server` is not on PATH (TETHER_REQUIRE_REDIS=1 is set)")
         pytest.skip("`redis-server` is not on PATH (apt-get install redis-server)")
-    port, folder = free_port(), tempfile.mkdtemp(prefix="tether-redis-")
-    args = ["--port", str(port), "--bind", "127.0.0.1", "--dir", folder, "--save", ""]
-    server = subprocess.Popen(
-        ["redis-server", *args, "--appendonly", "no"], stdout=subprocess.DEVNULL
-    )
-    client = redis.Redis(port=port)
+    folder = tempfile.mkdtemp(prefix="tether-redis-")
     try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                client.ping()
-                break
-            except redis.ConnectionError:
-                assert time.monotonic() < deadline, "the private redis-server did not start"
-                time.sleep(0.05)
+        server, port = start_redis(["--dir", folder, "--save", "", "--appendonly", "no"])
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    try:
         yield port
     finally:
-        client.close()
         server.kill()
         server.wait()
         shutil.rmtree(folder, ignore_errors=True)

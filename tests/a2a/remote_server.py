@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
-import uvicorn
 from a2a.helpers.proto_helpers import (
     get_data_parts,
     get_text_parts,
@@ -33,6 +31,8 @@ from starlette.applications import Starlette
 from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+
+from _ports import UvicornThread
 
 QUESTION = "Delete the 3 old files in /tmp/reports?"
 SECOND = "Empty the trash too?"
@@ -153,26 +153,5 @@ def app(url_holder: list[str], seen: Seen) -> Starlette:
     return application
 
 
-class ThreadServer:
-    """uvicorn serving `app` in a thread, on a port the OS picks (`url` once entered)."""
-
-    def __init__(self, app: Any) -> None:
-        self.url = ""
-        config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning")
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self) -> ThreadServer:
-        self.thread.start()
-        deadline = time.monotonic() + 20
-        while not self.server.started:  # polls start-up, not a timing assumption
-            if not self.thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the test server did not start")
-            time.sleep(0.01)
-        port = int(self.server.servers[0].sockets[0].getsockname()[1])
-        self.url = f"http://127.0.0.1:{port}"
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=30)
+ThreadServer = UvicornThread
+"""uvicorn serving `app` in a thread, on a port the OS picks (`_ports.UvicornThread`)."""

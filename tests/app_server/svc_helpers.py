@@ -8,7 +8,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -18,17 +17,12 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
+
+from _ports import UvicornThread, bound_url
 
 HERE = Path(__file__).resolve().parent
 REDIS_URL = os.environ.get("TETHER_TEST_REDIS_URL", "redis://127.0.0.1:6379/12")
 """The Redis these tests write to (unique key prefixes); `TETHER_TEST_REDIS_URL` names it."""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def redis_or_skip() -> None:
@@ -53,39 +47,17 @@ def drop_redis_prefix(prefix: str) -> None:
         client.close()
 
 
-class ThreadServer:
-    """uvicorn serving an app in a thread of this process, on a port the OS picks.
-
-    It binds port 0 and reports the port it got (`port`, `url` once entered): a port picked
-    first and bound later can be taken in between by a parallel test.
-    """
-
-    def __init__(self, app: Any) -> None:
-        self.port = 0
-        self.url = ""
-        config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning")
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self) -> ThreadServer:
-        self.thread.start()
-        deadline = time.monotonic() + 20
-        while not self.server.started:
-            if not self.thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the test server did not start")
-            time.sleep(0.01)
-        self.port = int(self.server.servers[0].sockets[0].getsockname()[1])
-        self.url = f"http://127.0.0.1:{self.port}"
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=30)
+ThreadServer = UvicornThread
+"""uvicorn in a thread of this process on a port the OS picks (`_ports.UvicornThread`)."""
 
 
 @dataclass
 class ProcessServer:
-    """`tether serve` in a subprocess (stdout+stderr kept for the log checks)."""
+    """`tether serve` in a subprocess (stdout+stderr kept for the log checks).
+
+    The first `start()` binds port 0 and reads the port from uvicorn's log line; a restart
+    after `kill()` binds that port again (the clients know its URL).
+    """
 
     args: list[str]
     env: dict[str, str]
@@ -93,17 +65,21 @@ class ProcessServer:
     cwd: Path = HERE
 
     def __post_init__(self) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.port = 0
+        self.url = ""
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> ProcessServer:
         cmd = [sys.executable, "-c", "import sys; from tether.cli import main; sys.exit(main())"]
         cmd += ["serve", "--port", str(self.port), *self.args]
         self._log = open(self.log_path, "ab")  # closed in stop()
+        said = self.log_path.stat().st_size  # what earlier starts wrote to the log
         self.proc = subprocess.Popen(
             cmd, cwd=self.cwd, env=self.env, stdout=self._log, stderr=subprocess.STDOUT
         )
+        if not self.port:
+            self.url = bound_url(self.log_path, self.proc, after=said)
+            self.port = int(self.url.rsplit(":", 1)[1])
         deadline = time.monotonic() + 30
         while True:
             try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import importlib.util
 from collections.abc import Callable
 from functools import cache, lru_cache
@@ -23,17 +24,15 @@ QWEN_PATTERN = (
 def qwen_encoding() -> Any:
     """The Qwen BPE shipped inside the `dashscope` package, loaded offline with tiktoken."""
     import tiktoken
-    from tiktoken.load import load_tiktoken_bpe
 
     spec = importlib.util.find_spec("dashscope")
     assert spec is not None and spec.submodule_search_locations, "dashscope is a dev dependency"
     path = Path(next(iter(spec.submodule_search_locations))) / "resources" / "qwen.tiktoken"
-    return tiktoken.Encoding(
-        "qwen",
-        pat_str=QWEN_PATTERN,
-        mergeable_ranks=load_tiktoken_bpe(str(path)),
-        special_tokens={},
-    )
+    # One "<base64 token> <rank>" per line. Read here rather than with tiktoken's loader,
+    # which before 0.8 opens local files through the optional `blobfile` package.
+    pairs = (line.split() for line in path.read_bytes().splitlines() if line)
+    ranks = {base64.b64decode(token): int(rank) for token, rank in pairs}
+    return tiktoken.Encoding("qwen", pat_str=QWEN_PATTERN, mergeable_ranks=ranks, special_tokens={})
 
 
 @lru_cache(maxsize=65_536)

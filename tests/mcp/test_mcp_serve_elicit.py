@@ -4,19 +4,16 @@ answer goes to `POST /v1/sessions/{id}/mcp-requests/{request_id}` while the call
 from __future__ import annotations
 
 import json
-import socket
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from mcp_testkit import everything_stdio
 
+from _ports import UvicornThread
 from tether.agent import Agent
 from tether.app.server import create_app
 from tether.app.storage import SQLiteEventLog, SQLiteStorage
@@ -55,21 +52,8 @@ def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str
     agent = Agent(name="asker", system_prompt="p", model=model, toolkit=Toolkit(mcps=[mcp]))
     storage, events = SQLiteStorage(tmp_path / "s.db"), SQLiteEventLog(tmp_path / "e.db")
     app = create_app({"asker": agent}, storage, events=events, api_keys=KEYS)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "server did not start"
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}", (answer, said)
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
+    with UvicornThread(app) as server:
+        yield server.url, (answer, said)
 
 
 def _client(url: str, key: str) -> httpx.Client:

@@ -69,7 +69,7 @@ def service(locked: str, tmp_path: Path) -> Iterator[tuple[str, Path]]:
     folder = tmp_path / "svc"
     folder.mkdir()
     app = create_app({"bot": agent}, SQLiteStorage(folder / "s.db"), api_keys=KEYS)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws="none"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20

@@ -1,10 +1,12 @@
-"""A traced tether service for the observability tests: `python serve_observed.py PORT DB OTLP`.
+"""A traced tether service for the observability tests: `python serve_observed.py DB OTLP`.
 
-Spans go to the OTLP/HTTP receiver at OTLP; `/metrics` is the service's own.
+Spans go to the OTLP/HTTP receiver at OTLP; `/metrics` is the service's own. It binds a
+port the OS picks and prints `PORT <n>` on stdout before serving.
 """
 
 from __future__ import annotations
 
+import socket
 import sys
 
 import uvicorn
@@ -23,7 +25,7 @@ from tether.tracing import TracingMiddleware
 
 KEY = "key-obs-0123456789"
 
-port, db, otlp = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+db, otlp = sys.argv[1], sys.argv[2]
 configure_logging()  # as `tether serve` does: TETHER_LOG turns the tether logs on
 provider = TracerProvider()
 provider.add_span_processor(SimpleSpanProcessor(OTLPSpanExporter(endpoint=f"{otlp}/v1/traces")))
@@ -31,4 +33,8 @@ trace.set_tracer_provider(provider)
 model = ScriptedChatModel([AssistantMsg("a", f"answer {i}") for i in range(20)])
 agent = Agent(name="bot", system_prompt="p", model=model, middlewares=[TracingMiddleware()])
 app = create_app({"bot": agent}, SQLiteStorage(db), api_keys={KEY: "obs-user"}, static_dir=None)
-uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+sock = socket.socket()
+sock.bind(("127.0.0.1", 0))
+sock.listen(64)
+print(f"PORT {sock.getsockname()[1]}", flush=True)
+uvicorn.Server(uvicorn.Config(app, log_level="warning", ws="none")).run(sockets=[sock])

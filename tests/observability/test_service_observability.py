@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -21,12 +20,6 @@ TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
 PARENT_ID = "00f067aa0ba902b7"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def receiver() -> Iterator[Receiver]:
     with receiving() as server:
@@ -35,23 +28,24 @@ def receiver() -> Iterator[Receiver]:
 
 @pytest.fixture
 def service(tmp_path: Path, receiver: Receiver) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    port = free_port()
     env = {**os.environ, "TETHER_LOG": "info"}
     env["PYTHONPATH"] = os.pathsep.join([str(HERE), env.get("PYTHONPATH", "")])
     process = subprocess.Popen(
         [
             sys.executable,
             str(HERE / "serve_observed.py"),
-            str(port),
             str(tmp_path / "s.db"),
             receiver.url,
         ],
         env=env,
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    url = f"http://127.0.0.1:{port}"
+    assert process.stdout is not None
+    said = process.stdout.readline()  # "PORT <n>": the port it bound (empty if it died)
+    assert said.startswith("PORT "), said + (process.stderr.read() if process.stderr else "")
+    url = f"http://127.0.0.1:{int(said.split()[1])}"
     deadline = time.monotonic() + 30
     while True:  # wait for the port to answer (the process starting), not for a duration
         try:
@@ -66,7 +60,7 @@ def service(tmp_path: Path, receiver: Receiver) -> Iterator[tuple[str, subproces
         yield url, process
     finally:
         process.terminate()
-        process.communicate(timeout=10)  # reaps it and closes its stderr pipe
+        process.communicate(timeout=10)  # reaps it and closes its pipes
 
 
 def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:

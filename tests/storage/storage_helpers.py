@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +10,7 @@ from urllib.parse import urlsplit
 
 import redis.asyncio as aioredis
 
+from _ports import start_redis
 from tether.app.storage import RedisStorage, SQLiteStorage, StorageBase
 
 REDIS_URL = os.environ.get("TETHER_TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
@@ -27,49 +27,22 @@ async def drop_prefix(client: aioredis.Redis, prefix: str) -> None:
         await client.delete(*keys)
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 class RedisServer:
-    """A private `redis-server` with AOF persistence (fsync on every write) in a tmp dir."""
+    """A private `redis-server` with AOF persistence (fsync on every write) in a tmp dir.
+
+    The first `start()` takes a free port (`_ports.start_redis`); later ones (a restart
+    after `kill()`) bind the same port, which the clients know.
+    """
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
-        self.port = free_port()
+        self.port = 0  # chosen by the first start
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        self.process = subprocess.Popen(
-            [
-                "redis-server",
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--dir",
-                str(self.directory),
-                "--save",
-                "",
-                "--appendonly",
-                "yes",
-                "--appendfsync",
-                "always",
-                "--protected-mode",
-                "no",
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-        )
-        assert self.process.stdout is not None
-        for line in self.process.stdout:  # wait for readiness on its own log, no sleeps
-            if b"Ready to accept connections" in line:
-                break
-        else:
-            raise RuntimeError(f"redis-server on port {self.port} did not start")
-        self.process.stdout.close()
+        args = ["--dir", str(self.directory), "--save", "", "--appendonly", "yes"]
+        args += ["--appendfsync", "always", "--protected-mode", "no"]
+        self.process, self.port = start_redis(args, port=self.port or None)
 
     def kill(self) -> None:
         if self.process is not None and self.process.poll() is None:

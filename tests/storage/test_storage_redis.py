@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import redis.asyncio as aioredis
-from storage_helpers import REDIS_DB, REDIS_HOST, REDIS_PORT, free_port
+from storage_helpers import REDIS_DB, REDIS_HOST, REDIS_PORT
 
+from _ports import refused_port
 from tether.app.storage import RedisStorage, SessionKey
 from tether.errors import (
     ConfigError,
@@ -174,17 +175,19 @@ async def test_a_retried_write_is_applied_once(storage: RedisStorage) -> None:
 
 
 async def test_a_server_that_is_not_running_is_unavailable() -> None:
-    port = free_port()
-    with pytest.raises(StorageUnavailableError, match=f"redis://127.0.0.1:{port}/0"):
+    with (
+        refused_port() as port,
+        pytest.raises(StorageUnavailableError, match=f"redis://127.0.0.1:{port}/0"),
+    ):
         async with RedisStorage(host="127.0.0.1", port=port):
             pass
 
 
 async def test_a_url_password_never_appears_in_errors() -> None:
-    port = free_port()
-    storage = RedisStorage(url=f"redis://:hunter2@127.0.0.1:{port}/3")
-    with pytest.raises(StorageUnavailableError) as info:
-        await storage.get_session(U, A, S)
+    with refused_port() as port:
+        storage = RedisStorage(url=f"redis://:hunter2@127.0.0.1:{port}/3")
+        with pytest.raises(StorageUnavailableError) as info:
+            await storage.get_session(U, A, S)
     assert "hunter2" not in str(info.value) and f"127.0.0.1:{port}/3" in str(info.value)
     await storage.close()
 

@@ -131,6 +131,7 @@ def run_serve(args: argparse.Namespace) -> int:
         # was reset (the client saw ReadError before any response, under load).
         timeout_keep_alive=_KEEP_ALIVE,
         log_level="info",
+        ws="none",  # no WebSocket routes: don't load a WebSocket library (or its warnings)
     )
     return 0
 

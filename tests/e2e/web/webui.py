@@ -23,6 +23,8 @@ from typing import Any
 import httpx
 import pytest
 
+from _ports import bound_url
+
 CHROMIUM = "/usr/bin/chromium"
 HERE = Path(__file__).parent
 ROOT = HERE.parents[2]
@@ -65,20 +67,14 @@ def redis_answers() -> bool:
         return False
 
 
-def free_port() -> int:
-    """A TCP port nothing listens on now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @dataclass
 class Server:
     """A `tether serve` process serving `web_agents:make_agents`."""
 
     workdir: Path
     storage: str
-    port: int = field(default_factory=free_port)
+    port: int = 0
+    """0 until the first `start()` reads the port it bound; a restart binds it again."""
     extra_env: dict[str, str] = field(default_factory=dict)
     args: list[str] = field(default_factory=list)
     proc: subprocess.Popen[bytes] | None = None
@@ -116,6 +112,8 @@ class Server:
             self.proc = subprocess.Popen(
                 cmd, cwd=self.workdir, env=env, stdout=out, stderr=subprocess.STDOUT
             )
+        if not self.port:
+            self.port = int(bound_url(self.log, self.proc).rsplit(":", 1)[1])
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
