@@ -25,6 +25,8 @@ from svc_helpers import (
     unique,
 )
 
+from _oauth_browser import PUBLIC, follow_login
+
 KEY = "sk-mcp-oauth-workers-51c0"
 OAUTH_SERVER = Path(__file__).resolve().parent.parent / "mcp" / "servers" / "oauth_server.py"
 
@@ -47,7 +49,9 @@ def workers(tmp_path: Path) -> Iterator[list[ProcessServer]]:
     env = server_env(
         tmp_path,
         TETHER_TEST_OAUTH_MCP=f"http://127.0.0.1:{int(line.split()[1])}/mcp",
-        TETHER_TEST_CALLBACK_BASE=servers[1].url,  # the browser comes back to worker 1
+        # The public URL a load balancer answers (the workers' ports are not known before
+        # they start); the test's browser step delivers the redirect to worker 1.
+        TETHER_TEST_CALLBACK_BASE=PUBLIC,
     )
     try:
         for server in servers:
@@ -80,7 +84,7 @@ def test_a_login_started_on_one_worker_completes_through_the_other(
         assert a.patch(f"/v1/sessions/{sid}", json={"permission_mode": "bypass"}).is_success
         started = a.post(f"/v1/sessions/{sid}/mcp-servers/locked/login").json()
         assert started["status"] == "open_url"
-        landed = httpx.get(started["authorization_url"], follow_redirects=True, timeout=30)
+        landed = follow_login(started["authorization_url"], workers[1].url)
         assert landed.url.port == workers[1].port  # the callback reached the other worker
         assert landed.status_code == 200 and "login received" in landed.text
         deadline = time.monotonic() + 30

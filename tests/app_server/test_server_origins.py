@@ -70,7 +70,7 @@ def _changing_routes(app: Any, sid: str) -> list[tuple[str, str]]:
     found = []
     for path, operations in app.openapi()["paths"].items():
         filled = path.replace("{session_id}", sid).replace("{agent_id}", "assistant")
-        filled = filled.replace("{request_id}", "req-1")
+        filled = filled.replace("{request_id}", "req-1").replace("{name}", "some-server")
         assert "{" not in filled, f"a path parameter this test does not fill: {path}"
         found += [(m.upper(), filled) for m in sorted(operations) if m.upper() not in _SAFE]
     return found
@@ -103,6 +103,8 @@ def test_every_state_changing_route_refuses_another_site(keyless: Keyless, attac
             f"/v1/sessions/{idle}/interrupt",
         }
         routes += [("POST", "/"), ("PUT", "/v1/sessions"), ("DELETE", "/nowhere")]
+        # The A2A mount is not in the OpenAPI document: its JSON-RPC and HTTP+JSON routes.
+        routes += [("POST", "/a2a/assistant/"), ("POST", "/a2a/assistant/rest/message:send")]
         bodies: list[dict[str, Any]] = [
             {},
             {"json": {"permission_mode": "accept_edits", "agent_id": "planner"}},

@@ -10,9 +10,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from webui import UI, Server, conversation, open_chat, send
+
+from _oauth_browser import PUBLIC, follow_login
 
 try:
     from playwright.sync_api import expect
@@ -42,7 +43,7 @@ def locked(tmp_path: Path) -> Iterator[str]:
 def login_server(tmp_path: Path, browser: Any, locked: str) -> Iterator[Server]:
     srv = Server(tmp_path, f"sqlite:///{tmp_path / 'sessions.db'}")
     srv.args = ["--agents", "mcp_login_agents:make_agents"]
-    srv.extra_env = {"TETHER_TEST_OAUTH_MCP": locked, "TETHER_TEST_SERVICE": srv.url}
+    srv.extra_env = {"TETHER_TEST_OAUTH_MCP": locked, "TETHER_TEST_SERVICE": PUBLIC}
     srv.start()
     yield srv
     srv.stop()
@@ -57,7 +58,7 @@ def test_the_login_link_logs_the_user_in(ui: UI, login_server: Server) -> None:
     expect(link).to_have_attribute("target", "_blank")
     href = link.get_attribute("href")
     assert href is not None
-    landed = httpx.get(href, follow_redirects=True, timeout=30)  # the browser's tab
+    landed = follow_login(href, login_server.url)  # the browser's tab
     assert landed.status_code == 200 and "login received" in landed.text
     expect(logins).to_be_hidden(timeout=20_000)  # the panel looked again: logged in
     send(page, "who am I?")
