@@ -90,7 +90,12 @@ class Served:
 
 
 def main() -> None:
-    folder = Path(os.environ.get("TETHER_EXAMPLE_DIR") or tempfile.mkdtemp())
+    given = os.environ.get("TETHER_EXAMPLE_DIR")
+    with tempfile.TemporaryDirectory() as scratch:
+        run(Path(given or scratch))
+
+
+def run(folder: Path) -> None:
     cleaner_app = create_app({"cleaner": cleaner()}, SQLiteStorage(folder / "cleaner.db"))
     with Served(cleaner_app) as cleaner_url:
         lead_app = create_app({"lead": lead(cleaner_url)}, SQLiteStorage(folder / "lead.db"))

@@ -3,7 +3,7 @@
 Its executor streams a working update, then asks a question (`input-required`); the next
 message on the task answers it (a DataPart `{"approved": bool}` or the text "yes"/"no")
 and the task completes with an artifact. A task whose text contains "slow" waits until
-it is cancelled; one with "twice" asks a second question; one with "file a report" completes
+it is cancelled; one with "later" works until `Seen.release` is set, then completes; one with "twice" asks a second question; one with "file a report" completes
 with a data artifact; one with "hello" is answered by a message (no task). Requests to the RPC route need `Authorization: Bearer <token>`.
 """
 
@@ -49,6 +49,7 @@ class Seen:
     cancelled: list[str] = field(default_factory=list)
     cancelled_event: threading.Event = field(default_factory=threading.Event)
     auth: list[str] = field(default_factory=list)
+    release: threading.Event = field(default_factory=threading.Event)
 
 
 class Cleaner(AgentExecutor):
@@ -71,6 +72,11 @@ class Cleaner(AgentExecutor):
             self.kinds[context.task_id] = text
             await event_queue.enqueue_event(new_task_from_user_message(context.message))
             await updater.start_work(updater.new_agent_message([Part(text=f"Looking at: {text}")]))
+            if "later" in text:  # works until the test releases it, then completes
+                await asyncio.to_thread(self.seen.release.wait, 30)
+                await updater.add_artifact([Part(text="Finished later.")], name="result")
+                await updater.complete()
+                return
             if "slow" in text:
                 await asyncio.Event().wait()  # until cancelled
             await updater.requires_input(updater.new_agent_message([Part(text=QUESTION)]))

@@ -12,9 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import a2a_parent
+import httpx
 import pytest
 import remote_server
-from remote_server import QUESTION, REPORT, SECOND, Seen, ThreadServer
+from a2a.client import ClientConfig, create_client
+from a2a.types import Message, Part, Role, SendMessageRequest
+from remote_server import QUESTION, REPORT, SECOND, TOKEN, Seen, ThreadServer
 
 from tether.agent import A2AAgent, Agent, pending_calls
 from tether.credential import A2ACredential
@@ -22,6 +25,7 @@ from tether.errors import A2AAuthenticationError, A2AConnectionError, ConfigErro
 from tether.event import (
     AgentEvent,
     ConfirmResult,
+    CustomEvent,
     RequireUserConfirmEvent,
     SubAgentEvent,
     TextBlockDeltaEvent,
@@ -44,6 +48,7 @@ def remote() -> Iterator[tuple[str, Seen]]:
     with ThreadServer(remote_server.app(holder, seen)) as server:
         holder[0] = server.url
         yield server.url, seen
+        seen.release.set()  # a task still waiting for it ends
 
 
 def run_worker(config: dict[str, Any]) -> dict[str, Any]:
@@ -331,3 +336,40 @@ async def test_interrupting_the_top_parent_cancels_a_remote_task_under_a_sub_age
     await top.reply(UserInterruptEvent(reply_id=pause.reply_id))
 
     assert seen.cancelled == [task_id] and top.state.reply is None
+
+
+async def test_a_call_found_running_on_a_working_task_follows_it_to_its_end(
+    remote: tuple[str, Seen],
+) -> None:
+    url, seen = remote
+    # A task that works on (created here; as if the parent's process died mid-stream).
+    async with httpx.AsyncClient(headers={"authorization": f"Bearer {TOKEN}"}) as http:
+        config = ClientConfig(httpx_client=http, streaming=False)
+        client = await create_client(url, config)
+        text = Message(message_id="m1", role=Role.ROLE_USER, parts=[Part(text="finish later")])
+        request = SendMessageRequest(message=text)
+        request.configuration.return_immediately = True
+        [first] = [r async for r in client.send_message(request)]
+        await client.close()
+    lead, _ = await first_run(url)
+    state = json.loads(lead.state.model_dump_json())
+    record = state["tool_state"]["cleaner"]["c1"]
+    del record["state"]
+    record["a2a"].update(task_id=first.task.id, context_id=first.task.context_id)
+    for msg in state["context"]:
+        for block in msg["content"] if isinstance(msg["content"], list) else []:
+            if block["type"] == "tool_call":
+                block["state"] = "running"
+    lead.state = AgentState.model_validate(state)
+
+    states = []
+    async for event in lead.reply_stream(None):
+        inner = event.event if isinstance(event, SubAgentEvent) else None
+        if isinstance(inner, CustomEvent) and inner.name == "a2a.status":
+            states.append(inner.data["state"])
+            seen.release.set()  # it is followed again: let it finish
+
+    assert states[0] == "working" and states[-1] == "completed"
+    results = [b for m in lead.state.context for b in m.content if b.type == "tool_result"]
+    assert [(r.output, r.state.value) for r in results] == [("Finished later.", "success")]
+    assert seen.texts == ["finish later", a2a_parent.TASK]  # nothing sent again

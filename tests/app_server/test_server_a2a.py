@@ -17,6 +17,8 @@ from a2a.types.a2a_pb2 import (
 from a2a.utils.errors import InvalidParamsError, TaskNotFoundError
 from a2a_helpers import BOB, a2a_client, message, send, state
 
+from tether.app.server import _a2a_store
+
 if TYPE_CHECKING:
     from conftest import Live
 
@@ -195,3 +197,21 @@ async def _tick() -> None:
     import asyncio
 
     await asyncio.sleep(0.02)
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+async def test_a_context_keeps_its_recent_ended_tasks(
+    live: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_a2a_store, "KEEP_ENDED", 2)
+    async with a2a_client(live.url) as client:
+        waiting, _ = await send(client, message(json.dumps(NOTE), context_id="many"))
+        await send(client, message("no", task_id=waiting.id))
+        ids = [(await send(client, message(f"t{i}", context_id="many")))[0].id for i in range(3)]
+        page = await client.list_tasks(ListTasksRequest(context_id="many"))
+        with pytest.raises(TaskNotFoundError):
+            await client.get_task(GetTaskRequest(id=waiting.id))
+    assert {t.id for t in page.tasks} == set(ids[1:]), "the two that ended last"
+    with live.client() as http:
+        messages = http.get("/v1/sessions/many/messages").json()["messages"]
+    assert len(messages) >= 8, "the session keeps every message"

@@ -24,7 +24,8 @@ from tether.agent import A2AAgent, Agent
 from tether.app.server import create_app
 from tether.app.storage import SQLiteStorage
 from tether.credential import A2ACredential
-from tether.message import AssistantMsg
+from tether.errors import A2AAuthenticationError
+from tether.message import AssistantMsg, UserMsg
 from tether.model import ScriptedChatModel
 from tether.tool import Toolkit
 
@@ -117,3 +118,21 @@ async def test_a_question_crosses_two_a2a_hops_and_its_answer_comes_back(
     assert state(done) == "completed"
     assert " ".join(p.text for p in done.status.message.parts).strip() == "done"
     assert (test_dir / "runs.log").read_text().splitlines() == ["save_note a"]
+
+
+async def test_a_key_the_service_does_not_know_is_a_typed_error(tmp_path: Path) -> None:
+    app = create_app({"planner": make_agent()}, SQLiteStorage(tmp_path / "p.db"),
+                     api_keys={KEY: "alice"})  # fmt: skip
+    with ThreadServer(app) as served:
+        remote = A2AAgent(f"{served.url}/a2a/planner", credential=A2ACredential(api_key="nope"))
+        card = await remote.card()  # the card is public
+        assert card.name
+        call = ScriptedChatModel.tool_call("planner", {"task": "hi"}, id="c1")
+        lead = Agent(
+            name="lead",
+            system_prompt="You delegate.",
+            model=ScriptedChatModel([AssistantMsg("lead", [call])]),
+            toolkit=Toolkit(tools=[remote.as_tool(read_only=True)]),
+        )
+        with pytest.raises(A2AAuthenticationError, match="TETHER_A2A_API_KEY"):
+            await lead.reply(UserMsg("user", "go"))

@@ -185,6 +185,15 @@ def test_root_card_only_for_a_single_agent(live: Live) -> None:
     assert card_of(live, "/.well-known/agent-card.json") == card_of(live)
 
 
+def test_a_keyless_service_declares_no_security(tmp_path: Path) -> None:
+    app = create_app({"planner": make_agent()}, SQLiteStorage(tmp_path / "s.db"))
+    with ThreadServer(app) as server, httpx.Client(base_url=server.url) as anon:
+        body = anon.get("/a2a/planner/.well-known/agent-card.json").json()
+    card = ParseDict(body, AgentCard())
+    validate_proto_required_fields(card)
+    assert not card.security_schemes and not card.security_requirements
+
+
 def test_root_card_is_404_with_several_agents(tmp_path: Path) -> None:
     agents = {"planner": make_agent(), "helper": make_agent()}
     app = create_app(agents, SQLiteStorage(tmp_path / "s.db"), api_keys={"k-0123456789": "u"})

@@ -183,4 +183,5 @@ def test_two_users_log_in_on_their_own(
 def test_the_callback_refuses_an_unknown_state(service: tuple[str, Path]) -> None:
     url, _ = service
     page = httpx.get(f"{url}/v1/mcp/oauth/callback", params={"state": "forged", "code": "x"})
-    assert page.status_code == 400 and "no login waits" in page.text
+    assert page.status_code == 422 and "no login waits" in page.json()["detail"]
+    assert page.json()["type"] == "InvalidInputError"

@@ -33,7 +33,12 @@ async def connected(
     from a2a.client import ClientConfig, ClientFactory
 
     async with httpx.AsyncClient(headers=headers, timeout=seconds) as http:
-        factory = ClientFactory(ClientConfig(httpx_client=http, streaming=True))
+        config = ClientConfig(
+            httpx_client=http,
+            streaming=True,
+            supported_protocol_bindings=["JSONRPC", "HTTP+JSON"],  # the agent's order wins
+        )
+        factory = ClientFactory(config)
         with translated(url):
             if card is None:
                 from a2a.client import A2ACardResolver

@@ -214,6 +214,7 @@ class _Exchange:
             if kind == "task":
                 self._task(response.task)
                 await self._known()
+                await self._status(response.task.status.state, self.status)
             elif kind == "status_update":
                 update = response.status_update
                 self._ids(update.task_id, update.context_id)
@@ -263,8 +264,7 @@ class _Exchange:
 
     async def _status(self, state: Any, message: Message | None) -> None:
         self.state = _name(state)
-        if message is not None:
-            self.status = message
+        self.status = message  # a status's message is its own: none replaces the last one
         await self._emit(CustomEvent(
             reply_id=self.reply_id,
             name="a2a.status",

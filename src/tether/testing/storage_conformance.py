@@ -98,6 +98,18 @@ class StorageConformance:
         kept = await storage.upsert_session(U, A, S)
         assert kept.metadata == {"title": "second"} and kept.state == state
 
+    async def test_set_metadata_keeps_the_state_and_version(self, storage: StorageBase) -> None:
+        state = rich_state()
+        await storage.upsert_session(U, A, S, state=state, metadata={"title": "first"})
+        await storage.set_session_metadata(U, A, S, {"tasks": {"t1": {"state": "done"}}})
+        loaded = await storage.get_session(U, A, S)
+        assert loaded is not None and loaded.state == state and loaded.version == 1
+        assert loaded.metadata == {"tasks": {"t1": {"state": "done"}}}
+        await storage.set_session_metadata(U, A, "new-session", {"made": True})
+        made = await storage.get_session(U, A, "new-session")
+        assert made is not None and made.metadata == {"made": True}
+        assert made.state.context == [] and made.version == 1
+
     async def test_upsert_with_a_state_replaces_it(self, storage: StorageBase) -> None:
         await storage.upsert_session(U, A, S, state=rich_state(8))
         other = AgentState(summary="replaced")

@@ -105,3 +105,22 @@ def test_an_everything_server_prompt_as_a_slash_command(terminal, script, projec
     assert term.leave() == 0
     saved = b"".join(p.read_bytes() for p in (home / "tether").rglob("sessions.db*"))
     assert b"Paris" in saved  # the filled prompt reached the model
+
+
+def test_a_prompt_and_its_argument_complete_on_tab(terminal, script, features, home) -> None:
+    model = script([{"text": "Reviewed."}])
+    term = terminal("--model", model, "--trust-folder")
+    term.prompt_ready(1)
+    term.key("/mcp__feat__rev")
+    term.wait_for(r"/mcp__feat__review")  # offered while typing: the server's prompt list
+    term.key("\t")
+    term.wait_for(r"(?m)^> /mcp__feat__review")
+    term.key(" ru")
+    term.wait_for(r"(?m)^ *rust")  # offered: the server's completion/complete for `language`
+    term.key("\t")
+    term.wait_for(r"(?m)^> /mcp__feat__review rust")
+    term.type(" focus=speed")
+    term.wait_for("Reviewed.")
+    assert term.leave() == 0
+    saved = b"".join(p.read_bytes() for p in (home / "tether").rglob("sessions.db*"))
+    assert b"Review this rust code for speed." in saved

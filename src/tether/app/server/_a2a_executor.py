@@ -13,12 +13,13 @@ import re
 from a2a.helpers.proto_helpers import new_task_from_user_message
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
-from a2a.server.tasks import TaskStore, TaskUpdater
+from a2a.server.tasks import TaskUpdater
 from a2a.types.a2a_pb2 import TaskState
 from a2a.utils.errors import InvalidParamsError
 
 from tether.app.server._a2a_events import A2ATranslator
 from tether.app.server._a2a_input import run_input, waiting
+from tether.app.server._a2a_store import SessionTaskStore
 from tether.app.server._context import Service
 from tether.app.server._runs import SessionRef
 from tether.app.server._stream import follow
@@ -41,7 +42,7 @@ _CONTEXT_ID = re.compile(r"^[A-Za-z0-9._~:@-]{1,200}$")
 class TetherExecutor(AgentExecutor):
     """Runs A2A tasks as replies of the served agent `agent_id`."""
 
-    def __init__(self, service: Service, agent_id: str, store: TaskStore) -> None:
+    def __init__(self, service: Service, agent_id: str, store: SessionTaskStore) -> None:
         self.service = service
         self.agent_id = agent_id
         self.store = store
@@ -57,9 +58,12 @@ class TetherExecutor(AgentExecutor):
         if message is None or task_id is None or context_id is None:
             raise InvalidParamsError(message="a message with task and context ids is needed")
         user = context.call_context.user.user_name
-        ref, state = await context_session(self.service, user, self.agent_id, context_id)
+        resuming = context.current_task is not None  # else the handler checked no task waits
+        ref, state = await context_session(
+            self.service, user, self.agent_id, context_id, load=resuming
+        )
         try:
-            inputs = run_input(message, state, resuming=context.current_task is not None)
+            inputs = run_input(message, state, resuming=resuming)
         except TetherError as exc:
             raise InvalidParamsError(message=str(exc)) from None
         if ref is None:
@@ -101,9 +105,12 @@ class TetherExecutor(AgentExecutor):
 
 
 async def context_session(
-    service: Service, user: str, agent_id: str, context_id: str
+    service: Service, user: str, agent_id: str, context_id: str, *, load: bool = True
 ) -> tuple[SessionRef | None, AgentState]:
     """The caller's session of the context and its state; `None` for a new context.
+
+    Without `load`, the state is a fresh one (for a context with no task waiting for
+    input: its state need not be read).
 
     Raises:
         InvalidParamsError: the id is malformed, or names a session of another agent.
@@ -126,6 +133,8 @@ async def context_session(
                 )
             )
         )
+    if not load:
+        return ref, AgentState()
     record = await service.runs.storage.get_session(*ref.ids)
     return ref, record.state if record is not None else AgentState()
 

@@ -112,7 +112,10 @@ class TetherRequestHandler(DefaultRequestHandler):
             message.context_id = context_id  # else the SDK would make up a new one
         state = AgentState()
         if context_id is not None:
-            ref, state = await context_session(self.service, user, self.agent_id, context_id)
+            load = resuming or await self.executor.store.waiting(user, context_id)
+            ref, state = await context_session(
+                self.service, user, self.agent_id, context_id, load=load
+            )
             if ref is not None and await self.service.runs.events.active(ref.key) is not None:
                 raise InvalidParamsError(
                     message=f"context {context_id!r} is running a reply: wait until its task "

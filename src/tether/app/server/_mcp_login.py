@@ -184,10 +184,9 @@ async def oauth_callback(request: Request) -> PlainTextResponse:
     users = _users(request)
     state = request.query_params.get("state", "")
     if not state or await users.notes.get(_SCOPE, f"wait:{state}") is None:
-        return PlainTextResponse(
-            "tether: no login waits for this page (it timed out or was completed); start "
-            "the login again",
-            status_code=400,
+        # A typed error like every other route's (the browser shows its JSON).
+        raise InvalidInputError(
+            "no login waits for this page (it timed out or was completed); start the login again"
         )
     await users.notes.put(_SCOPE, f"landed:{state}", str(request.url), ttl=LOGIN_TTL)
     return PlainTextResponse("tether: login received, you can close this tab.")

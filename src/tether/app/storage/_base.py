@@ -199,6 +199,27 @@ class StorageBase(ABC):
         self._remember(state, key, stored)
         return _record(key, state, stored)
 
+    async def set_session_metadata(
+        self, user_id: str, agent_id: str, session_id: str, metadata: dict[str, Any]
+    ) -> None:
+        """Replace a session's metadata (its state untouched); create it if there is none.
+
+        Unlike `upsert_session`, the session is not decoded and returned: the cost of a
+        write does not grow with its messages (for metadata written often, like A2A tasks).
+        """
+        key = SessionKey.of(user_id, agent_id, session_id)
+        new = AgentState()
+        write = SessionUpsert(
+            write_id=new_id(),
+            head=encode_head(key, new),
+            bodies=encode_bodies(key, new.context),
+            replace=False,
+            metadata=encode_metadata(metadata),
+            now=_now(),
+        )
+        async with self._using():
+            await self._upsert(key, write)
+
     async def update_session_state(
         self,
         user_id: str,

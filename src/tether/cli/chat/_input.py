@@ -9,9 +9,12 @@ __all__ = ["LineInput"]
 
 
 class LineInput:
-    """Reads lines; `KeyboardInterrupt` on Ctrl+C, `EOFError` on Ctrl+D."""
+    """Reads lines; `KeyboardInterrupt` on Ctrl+C, `EOFError` on Ctrl+D.
 
-    def __init__(self, history: Path | None) -> None:
+    `completer` (a prompt-toolkit `Completer`) completes the messages on Tab.
+    """
+
+    def __init__(self, history: Path | None, completer: Any = None) -> None:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory, InMemoryHistory
         from prompt_toolkit.key_binding import KeyBindings
@@ -25,6 +28,7 @@ class LineInput:
         self._message: PromptSession[str] = PromptSession(
             history=FileHistory(str(history)) if history is not None else InMemoryHistory(),
             key_bindings=keys,
+            completer=completer,
         )
         self._answer: PromptSession[str] = PromptSession(history=InMemoryHistory())
 

@@ -39,7 +39,9 @@ class _Screen:
         self.chat = chat
         self.console = Console(highlight=False)
         self.render = ChatRenderer(self.console, chat.options.cwd)
-        self.keys = LineInput(tether_home() / "history")
+        from tether.cli.chat._completion import PromptCompleter  # loads prompt-toolkit
+
+        self.keys = LineInput(tether_home() / "history", PromptCompleter(lambda: chat.mcps))
         self.slash = SlashContext(chat, self.console, self.keys.answer, self.switch)
         self.questions = ServerQuestions(self.ask_during_reply, self.say)
         self.ahead = TypeAhead(self.show_queued, self.render.typing)
