@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import socket
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -120,3 +121,26 @@ def start_redis(
     if port is not None:
         raise RuntimeError(f"redis-server: port {port} is taken by another process")
     raise RuntimeError(f"redis-server found no free port in {attempts} tries")
+
+
+@contextmanager
+def reporting_server(*args: str | Path) -> Iterator[tuple[subprocess.Popen[str], int]]:
+    """`python ARGS`, a test server that prints `PORT <n>` once it listens: it and its port.
+
+    Killed at the end (the servers of `tests/mcp/servers` and their kind).
+    """
+    proc = subprocess.Popen(
+        [sys.executable, *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert proc.stdout is not None
+    try:
+        line = proc.stdout.readline()  # printed once it accepts connections
+        assert line.startswith("PORT "), f"{args[0]} did not start: {line!r}"
+        yield proc, int(line.split()[1])
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stdout.close()

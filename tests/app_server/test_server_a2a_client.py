@@ -8,35 +8,25 @@ a cancel, and a missing task. Skipped without Node or the client
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
+from _protocols import MODULES, node_with
+
 if TYPE_CHECKING:
     from conftest import Live
 
 
 ROOT = Path(__file__).resolve().parents[2]
-MODULES = ROOT / ".ci" / ".protocols" / "node_modules"
 SCRIPT = ROOT / "tests" / "protocols" / "a2a_client.mjs"
-
-
-def _node() -> str:
-    node = shutil.which("node")
-    if node is None or not (MODULES / "@a2a-js" / "sdk").is_dir():
-        if os.environ.get("TETHER_REQUIRE_NODE"):
-            pytest.fail("node or @a2a-js/sdk is missing: run tests/protocols/install.sh")
-        pytest.skip("node or @a2a-js/sdk is not installed (tests/protocols/install.sh)")
-    return node
 
 
 @pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
 def test_a2a_js_client_scenarios(live: Live) -> None:
-    node = _node()
+    node = node_with("@a2a-js/sdk")
     script = MODULES.parent / "a2a_client.mjs"  # beside node_modules, so imports resolve
     script.write_text(SCRIPT.read_text())
     done = subprocess.run(

@@ -8,8 +8,6 @@ installs it); required when `TETHER_REQUIRE_NODE` is set.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,22 +16,14 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from svc_team import Served, serve_team
 
+from _protocols import MODULES, node_with
+
 if TYPE_CHECKING:
     pass
 
 
 ROOT = Path(__file__).resolve().parents[2]
-MODULES = ROOT / ".ci" / ".protocols" / "node_modules"
 SCRIPT = ROOT / "tests" / "protocols" / "agui_client.mjs"
-
-
-def _node() -> str:
-    node = shutil.which("node")
-    if node is None or not (MODULES / "@ag-ui" / "client").is_dir():
-        if os.environ.get("TETHER_REQUIRE_NODE"):
-            pytest.fail("node or @ag-ui/client is missing: run tests/protocols/install.sh")
-        pytest.skip("node or @ag-ui/client is not installed (tests/protocols/install.sh)")
-    return node
 
 
 @pytest.fixture
@@ -46,7 +36,7 @@ def live_team(backend: Any, test_dir: Path) -> Iterator[Served]:
 @pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
 def test_agui_client_scenarios(live_team: Served, tmp_path: Path) -> None:
     live = live_team
-    node = _node()
+    node = node_with("@ag-ui/client")
     script = MODULES.parent / "agui_client.mjs"  # beside node_modules, so imports resolve
     script.write_text(SCRIPT.read_text())
     done = subprocess.run(

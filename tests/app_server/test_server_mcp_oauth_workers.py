@@ -4,8 +4,6 @@ the user's tokens (a real local authorization server, `tests/mcp/servers/oauth_s
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +24,7 @@ from svc_helpers import (
 )
 
 from _oauth_browser import PUBLIC, follow_login
+from _ports import reporting_server
 
 KEY = "sk-mcp-oauth-workers-51c0"
 OAUTH_SERVER = Path(__file__).resolve().parent.parent / "mcp" / "servers" / "oauth_server.py"
@@ -34,37 +33,29 @@ OAUTH_SERVER = Path(__file__).resolve().parent.parent / "mcp" / "servers" / "oau
 @pytest.fixture
 def workers(tmp_path: Path) -> Iterator[list[ProcessServer]]:
     redis_or_skip()
-    proc = subprocess.Popen(
-        [sys.executable, str(OAUTH_SERVER)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline().decode()
-    assert line.startswith("PORT "), line
     keys = tmp_path / "keys.txt"
     keys.write_text(f"{KEY} alice\n")
     prefix = unique("tsvc-oauth")
     args = ["--agents", "mcp_oauth_svc:agents", "--storage", REDIS_URL, "--redis-prefix", prefix]
     args += ["--api-keys-file", str(keys)]
     servers = [ProcessServer(args, {}, tmp_path / f"w{i}.log") for i in range(2)]
-    env = server_env(
-        tmp_path,
-        TETHER_TEST_OAUTH_MCP=f"http://127.0.0.1:{int(line.split()[1])}/mcp",
-        # The public URL a load balancer answers (the workers' ports are not known before
-        # they start); the test's browser step delivers the redirect to worker 1.
-        TETHER_TEST_CALLBACK_BASE=PUBLIC,
-    )
-    try:
-        for server in servers:
-            server.env = env
-            server.start()
-        yield servers
-    finally:
-        for server in servers:
-            server.stop()
-        drop_redis_prefix(prefix)
-        proc.kill()
-        proc.wait()
-        proc.stdout.close()
+    with reporting_server(OAUTH_SERVER) as (_, oauth_port):
+        env = server_env(
+            tmp_path,
+            TETHER_TEST_OAUTH_MCP=f"http://127.0.0.1:{oauth_port}/mcp",
+            # The public URL a load balancer answers (the workers' ports are not known
+            # before they start); the test's browser step delivers the redirect to worker 1.
+            TETHER_TEST_CALLBACK_BASE=PUBLIC,
+        )
+        try:
+            for server in servers:
+                server.env = env
+                server.start()
+            yield servers
+        finally:
+            for server in servers:
+                server.stop()
+            drop_redis_prefix(prefix)
 
 
 def _client(server: ProcessServer) -> httpx.Client:

@@ -4,7 +4,6 @@ FastMCP server (stdio, and streamable HTTP for elicitation)."""
 from __future__ import annotations
 
 import logging
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import Any
 import pytest
 from mcp_testkit import Recorder, call, tools_of
 
+from _ports import reporting_server
 from tether.mcp import (
     ElicitationRequest,
     ElicitationResponse,
@@ -34,21 +34,8 @@ def features_stdio() -> StdioMCPConfig:
 
 @pytest.fixture(scope="module")
 def features_http() -> Iterator[str]:
-    proc = subprocess.Popen(
-        [sys.executable, str(FEATURES), "--http"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    assert line.startswith("PORT "), line
-    try:
-        yield f"http://127.0.0.1:{int(line.split()[1])}/mcp"
-    finally:
-        proc.kill()
-        proc.wait()
-        proc.stdout.close()
+    with reporting_server(FEATURES, "--http") as (_, port):
+        yield f"http://127.0.0.1:{port}/mcp"
 
 
 async def test_elicitation_is_declined_without_a_handler() -> None:

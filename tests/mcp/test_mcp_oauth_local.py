@@ -7,14 +7,13 @@ from __future__ import annotations
 import logging
 import socket
 import stat
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
+from _ports import reporting_server
 from tether.agent import Agent
 from tether.mcp import FileTokenStore, HttpMCPConfig, MCPClient, OAuthConfig, loopback_authorize
 from tether.message import AssistantMsg, UserMsg
@@ -31,21 +30,8 @@ SERVER = Path(__file__).parent / "servers" / "oauth_server.py"
 def locked(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """The server's MCP URL and its grants file."""
     grants = tmp_path / "grants"
-    proc = subprocess.Popen(
-        [sys.executable, str(SERVER), "--grants", str(grants)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    assert line.startswith("PORT "), line
-    try:
-        yield f"http://127.0.0.1:{int(line.split()[1])}/mcp", grants
-    finally:
-        proc.kill()
-        proc.wait()
-        proc.stdout.close()
+    with reporting_server(SERVER, "--grants", grants) as (_, port):
+        yield f"http://127.0.0.1:{port}/mcp", grants
 
 
 def free_redirect() -> str:

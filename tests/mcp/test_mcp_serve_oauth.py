@@ -8,8 +8,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -20,6 +18,7 @@ import httpx
 import pytest
 import uvicorn
 
+from _ports import reporting_server
 from tether.agent import Agent
 from tether.app.server import create_app
 from tether.app.server._mcp_users import NotesTokenStore
@@ -37,21 +36,8 @@ SSE = {"accept": "text/event-stream"}
 @pytest.fixture
 def locked(tmp_path: Path) -> Iterator[str]:
     """The MCP URL of a server behind its own authorization server."""
-    proc = subprocess.Popen(
-        [sys.executable, str(SERVER), "--grants", str(tmp_path / "grants")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    assert line.startswith("PORT "), line
-    try:
-        yield f"http://127.0.0.1:{int(line.split()[1])}/mcp"
-    finally:
-        proc.kill()
-        proc.wait()
-        proc.stdout.close()
+    with reporting_server(SERVER, "--grants", tmp_path / "grants") as (_, port):
+        yield f"http://127.0.0.1:{port}/mcp"
 
 
 @pytest.fixture

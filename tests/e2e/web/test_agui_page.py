@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -25,22 +24,14 @@ import httpx
 import pytest
 from webui import ROOT, UI
 
+from _protocols import MODULES, node_with
+
 try:
     from playwright.sync_api import expect
 except ImportError:  # the `browser` fixture skips (or fails with TETHER_REQUIRE_CHROMIUM=1)
     expect = None
 
-MODULES = ROOT / ".ci" / ".protocols" / "node_modules"
 EXAMPLE = ROOT / "examples" / "ag_ui"
-
-
-def _node() -> str:
-    node = shutil.which("node")
-    if node is None or not (MODULES / "@ag-ui" / "client").is_dir():
-        if os.environ.get("TETHER_REQUIRE_NODE"):
-            pytest.fail("node or @ag-ui/client is missing: run tests/protocols/install.sh")
-        pytest.skip("node or @ag-ui/client is not installed (tests/protocols/install.sh)")
-    return node
 
 
 @contextmanager
@@ -76,7 +67,7 @@ class Served:
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Served]:
     """`tether serve` (port 0) serving the plan-following `planner`, and `serve.mjs` before it."""
-    node = _node()
+    node = node_with("@ag-ui/client")
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "tests" / "app_server")]),

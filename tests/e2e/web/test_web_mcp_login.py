@@ -4,8 +4,6 @@ and the agent then uses the server (a real local authorization server)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +12,7 @@ import pytest
 from webui import UI, Server, conversation, open_chat, send
 
 from _oauth_browser import PUBLIC, follow_login
+from _ports import reporting_server
 
 try:
     from playwright.sync_api import expect
@@ -25,18 +24,8 @@ OAUTH_SERVER = Path(__file__).resolve().parents[2] / "mcp" / "servers" / "oauth_
 
 @pytest.fixture
 def locked(tmp_path: Path) -> Iterator[str]:
-    proc = subprocess.Popen(
-        [sys.executable, str(OAUTH_SERVER)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline().decode()
-    assert line.startswith("PORT "), line
-    try:
-        yield f"http://127.0.0.1:{int(line.split()[1])}/mcp"
-    finally:
-        proc.kill()
-        proc.wait()
-        proc.stdout.close()
+    with reporting_server(OAUTH_SERVER) as (_, port):
+        yield f"http://127.0.0.1:{port}/mcp"
 
 
 @pytest.fixture
