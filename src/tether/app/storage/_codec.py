@@ -8,6 +8,7 @@ those that differ and new ones are written.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import weakref
@@ -17,7 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
-from pydantic_core import PydanticSerializationError
+from pydantic_core import PydanticSerializationError, SchemaSerializer
 
 from tether._json_depth import MAX_JSON_DEPTH, json_depth_exceeds
 from tether.app.storage._record import SessionInfo, SessionKey
@@ -47,14 +48,24 @@ __all__ = [
 
 logger = logging.getLogger("tether.storage")
 _STATE = TypeAdapter(AgentState)
-_HEAD = _STATE.serializer
 _NO_CONTEXT = {"context"}
 _UNSAVABLE = (PydanticSerializationError, ValidationError, StateVersionError)
 
 
+@functools.cache
+def _head() -> SchemaSerializer:
+    """`AgentState`'s compiled serialiser, built on first use.
+
+    Not `TypeAdapter(AgentState).serializer` taken at import: that is pydantic's stand-in
+    for a deferred build, which looks the real one up again at every call.
+    """
+    AgentState.model_rebuild()
+    return AgentState.__pydantic_serializer__
+
+
 def dump_head(state: AgentState) -> bytes:
     """The state without its context, as JSON (unchecked: see `encode_head`)."""
-    return _HEAD.to_json(state, exclude=_NO_CONTEXT, warnings=False)
+    return _head().to_json(state, exclude=_NO_CONTEXT, warnings=False)
 
 
 def dump_message(msg: Msg) -> bytes:
@@ -75,9 +86,9 @@ def encode_head(key: SessionKey, state: AgentState, known: bytes | None = None) 
     """
     try:
         try:
-            head = _HEAD.to_json(state, exclude=_NO_CONTEXT, warnings="error")
+            head = _head().to_json(state, exclude=_NO_CONTEXT, warnings="error")
         except PydanticSerializationError:  # a value not of its type: does it still load?
-            head = _HEAD.to_json(state, exclude=_NO_CONTEXT, warnings=False)
+            head = _head().to_json(state, exclude=_NO_CONTEXT, warnings=False)
         else:
             if state.schema_version == SCHEMA_VERSION:
                 return head
