@@ -75,6 +75,7 @@ class StorageBase(ABC):
 
     def __init__(self) -> None:
         self._tracker = StateTracker()
+        self._last_key: SessionKey | None = None
         self._is_open = False
         self._is_closed = False
         self._open_lock: asyncio.Lock | None = None
@@ -250,7 +251,16 @@ class StorageBase(ABC):
             StorageUnavailableError: the backend cannot be reached; nothing was written
                 (or, if the connection broke after the write, all of it was).
         """
-        key = SessionKey.of(user_id, agent_id, session_id)
+        last = self._last_key  # the ids of the last save, checked then: not checked again
+        if (
+            last is not None
+            and last.session_id is session_id
+            and last.user_id is user_id
+            and last.agent_id is agent_id
+        ):
+            key = last
+        else:
+            key = self._last_key = SessionKey.of(user_id, agent_id, session_id)
         _check_state(state)
         _check_fence(fence)
         if expected_version is not None and (
@@ -365,7 +375,7 @@ class StorageBase(ABC):
                 loaded = None  # last writer wins: re-read the stored version and retry
                 continue
             now_settled = Settled(msgs, plan.written)
-            if trusted and loaded is not None and self._tracker.get(state, key) is loaded:
+            if trusted and loaded is not None and self._tracker.holds(state, loaded):
                 loaded.version, loaded.head, loaded.settled = new_version, head, now_settled
                 loaded.bodies = apply_plan(bodies, plan)
             else:

@@ -403,9 +403,13 @@ class StateTracker:
     def get(self, state: AgentState, key: SessionKey) -> Loaded | None:
         """The loaded version of `state` for session `key`, if known."""
         entry = self._by_id.get(id(state))
-        if entry is None or entry.ref() is not state or entry.key != key:
+        if entry is None or entry.ref() is not state or (entry.key is not key and entry.key != key):
             return None
         return entry
+
+    def holds(self, state: AgentState, entry: Loaded) -> bool:
+        """Whether `entry`, got from `get(state, ...)` while `state` lived, is still its entry."""
+        return self._by_id.get(id(state)) is entry
 
     def __len__(self) -> int:
         return len(self._by_id)

@@ -198,7 +198,8 @@ class SQLiteStorage(StorageBase):
         return self._read(db, key)
 
     async def _apply(self, key: SessionKey, delta: SessionDelta) -> int:
-        return await self._transaction(partial(_apply_in, key=key, delta=delta), write=True)
+        # `_saving` opened the storage: straight to the file (one coroutine less a save)
+        return await self._file.run(partial(_apply_in, key=key, delta=delta), write=True)
 
     async def _fence(self, key: SessionKey, token: int) -> SessionVersion | None:
         row = await self._transaction(partial(_fence_in, key=key, token=token), write=True)
