@@ -97,7 +97,10 @@ def message_json(msg: Msg) -> bytes:
     if type(msg) not in _MSG_CLASSES and not isinstance(msg, Msg):  # (isinstance is slow)
         # an unvalidated assignment: written as pydantic would
         return _msg_serializer().to_json(msg, warnings=False)
-    memo: _Memo | None = getattr(msg, "_json_memo", None)
+    try:  # the slot itself: an unset one raises here, in C, not in BaseModel.__getattr__
+        memo: _Memo | None = _MEMO_SLOT.__get__(msg)
+    except AttributeError:
+        memo = None
     if memo is not None:
         values, models, empties, filled, items, blocks, body = memo
         if (
@@ -158,6 +161,9 @@ not in it: a memo that named its own message would make every message a referenc
 which only the cyclic collector frees (a loaded state that is dropped would linger, and a
 full collection would walk it)."""
 _set = object.__setattr__
+_MEMO_SLOT = Msg.__dict__["_json_memo"]
+"""The `_json_memo` slot's descriptor (a new message has it unset: reading it through
+`getattr` would go through `BaseModel.__getattr__`, two exceptions and a formatted message)."""
 _MSG_CLASSES = frozenset({Msg, UserMsg, AssistantMsg, SystemMsg})
 _ATOMS = frozenset({str, int, float, bool, type(None), ToolCallState, ToolResultState})
 
