@@ -6,6 +6,7 @@ import logging
 import os
 import sqlite3
 from collections.abc import Callable, Iterable
+from datetime import datetime
 from functools import partial
 from typing import Any, TypeVar
 
@@ -247,7 +248,7 @@ def _apply_in(db: sqlite3.Connection, key: SessionKey, delta: SessionDelta) -> i
             fence[0],
             *_ids(key),
             delta.expected_version,
-            delta.created_at.isoformat(),
+            _created_text(delta.created_at),
             fence[1],
         ),
     )
@@ -265,6 +266,24 @@ def _apply_in(db: sqlite3.Connection, key: SessionKey, delta: SessionDelta) -> i
         db.execute("DELETE FROM tether_messages WHERE sid = ? AND seq >= ?", (sid, delta.count))
     _put_bodies(db, sid, [*delta.changed, *enumerate(delta.appended, start=delta.base_count)])
     return int(version)
+
+
+_last_created: tuple[object, str] = (None, "")
+
+
+def _created_text(moment: datetime) -> str:
+    """`moment.isoformat()`, kept for the same object.
+
+    Every save of a state passes the creation time it loaded, and formatting it costs
+    more than the rest of the row.
+    """
+    global _last_created
+    last = _last_created  # one tuple, replaced whole: safe on the file's thread too
+    if last[0] is moment:
+        return last[1]
+    text = moment.isoformat()
+    _last_created = (moment, text)
+    return text
 
 
 def _fence_in(db: sqlite3.Connection, key: SessionKey, token: int) -> tuple[Any, Any] | None:
