@@ -217,8 +217,7 @@ def _plan_settled(
     tail = max(0, limit - _TAIL)
     before = msgs[tail:limit]
     msgs[tail:] = context[tail:]
-    if list(map(id, before)) != list(map(id, msgs[tail:limit])):  # by identity, in C
-        check.update(i for i, msg in enumerate(before, tail) if msg is not context[i])
+    check.update(i for i, msg in enumerate(before, tail) if msg is not context[i])
     if msgs != context:  # a message before the tail was replaced
         for i in range(tail):
             if context[i] is not msgs[i]:
