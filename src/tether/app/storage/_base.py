@@ -22,6 +22,7 @@ from tether.app.storage._codec import (
     encode_head,
     encode_metadata,
     plan_delta,
+    save_time,
 )
 from tether.app.storage._record import (
     SessionDelta,
@@ -363,7 +364,7 @@ class StorageBase(ABC):
                 count=plan.count,
                 changed=plan.changed,
                 appended=plan.appended,
-                now=_now(),
+                now=save_time(),
                 created_at=created_at,
                 fence=fence,
             )

@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError, SchemaSerializer
 
+from tether._ids import now_iso
 from tether._json_depth import MAX_JSON_DEPTH, json_depth_exceeds
 from tether.app.storage._record import SessionInfo, SessionKey
 from tether.errors import SessionCorruptedError, SessionInputError, StateError, StateVersionError
@@ -44,6 +45,8 @@ __all__ = [
     "listed",
     "parse_time",
     "plan_delta",
+    "save_time",
+    "time_text",
 ]
 
 logger = logging.getLogger("tether.storage")
@@ -239,6 +242,29 @@ def _plan_settled(
     appended = tuple([message_json(msg) for msg in context[limit:]])
     written = (*(i for i, _ in changed), *range(limit, count))
     return DeltaPlan(tuple(changed), appended, None, count, written)
+
+
+_last_time: tuple[object, str] = (None, "")
+
+
+def save_time() -> datetime:
+    """Now (UTC), for a save; `time_text` gives back the text it was made from.
+
+    Formatting a datetime costs more than making one from its text.
+    """
+    global _last_time
+    text = now_iso()
+    moment = datetime.fromisoformat(text)
+    _last_time = (moment, text)
+    return moment
+
+
+def time_text(moment: datetime) -> str:
+    """`moment` in ISO 8601: the text `save_time` made it from, else `isoformat()`."""
+    last = _last_time  # one tuple, replaced whole: safe on a storage's thread too
+    if last[0] is moment:
+        return last[1]
+    return moment.isoformat()
 
 
 def _unsavable(key: SessionKey, exc: Exception) -> SessionInputError:

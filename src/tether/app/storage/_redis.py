@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from tether.app.storage._base import StorageBase, conflict, fenced, not_found, recreated
-from tether.app.storage._codec import decode_metadata, listed, parse_time
+from tether.app.storage._codec import decode_metadata, listed, parse_time, time_text
 from tether.app.storage._record import (
     SessionDelta,
     SessionInfo,
@@ -234,7 +234,7 @@ class RedisStorage(StorageBase):
             delta.head,
             delta.base_count,
             delta.count,
-            delta.now.isoformat(),
+            time_text(delta.now),
             self.ttl or 0,
             len(delta.changed),
             delta.created_at.isoformat(),

@@ -11,7 +11,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from tether.app.storage._base import StorageBase, conflict, fenced, not_found, recreated
-from tether.app.storage._codec import decode_metadata, listed, parse_time
+from tether.app.storage._codec import decode_metadata, listed, parse_time, time_text
 from tether.app.storage._record import (
     SessionDelta,
     SessionInfo,
@@ -244,7 +244,7 @@ def _apply_in(db: sqlite3.Connection, key: SessionKey, delta: SessionDelta) -> i
         (
             delta.head,
             delta.count,
-            delta.now.isoformat(),
+            time_text(delta.now),
             fence[0],
             *_ids(key),
             delta.expected_version,
