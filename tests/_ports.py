@@ -9,6 +9,10 @@ parallel test (a run died on "address already in use"). So:
 - PostgreSQL listens on a Unix socket in its own directory (`tests/pg_helpers.py`).
 - A port that must refuse connections (a server that is down) is `refused_port()`: bound
   and held by the test, never listening.
+- A port a child process must be told before it binds it (the OAuth loopback redirect,
+  registered before `tether chat` listens on it) is `held_port()`: held by the test with
+  address reuse on, so the kernel gives it to no other bind, and the child's own listening
+  socket (address reuse on, as asyncio's servers bind) shares it.
 - `redis-server` cannot bind port 0 and report it, so `start_redis` is the one place that
   chooses a port: it tries one nothing listens on and, when another process took it in
   between, tries another.
@@ -85,6 +89,20 @@ class UvicornThread:
 def refused_port() -> Iterator[int]:
     """A port on 127.0.0.1 that refuses connections while the block runs (bound, no listen)."""
     with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield int(sock.getsockname()[1])
+
+
+@contextmanager
+def held_port() -> Iterator[int]:
+    """A port on 127.0.0.1 kept, while the block runs, for a child that binds it itself.
+
+    The test's socket is bound with `SO_REUSEADDR` and never listens: Linux hands the port
+    to no `bind(port 0)` and refuses a bind without address reuse, while a server that
+    sets it (asyncio's `start_server`, uvicorn) binds and listens there alongside.
+    """
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", 0))
         yield int(sock.getsockname()[1])
 
