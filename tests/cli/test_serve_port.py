@@ -98,3 +98,29 @@ def test_port_out_of_range(tmp_path: Path, port: str) -> None:
     )
     assert done.returncode == 2, done.stderr
     assert f"--port {port} is not a port number" in done.stderr
+
+
+def test_connections_on_the_bound_socket_send_without_delay() -> None:
+    """asyncio sets `TCP_NODELAY` on them (SSE frames are not held back), as uvicorn's own."""
+    import asyncio
+    import socket
+
+    from tether.cli._serve_check import bind_port
+
+    async def nodelay(sock: socket.socket) -> int:
+        seen: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+        def accepted(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            conn = writer.get_extra_info("socket")
+            seen.set_result(conn.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            writer.close()
+
+        async with await asyncio.start_server(accepted, sock=sock):
+            _, writer = await asyncio.open_connection(*sock.getsockname()[:2])
+            try:
+                return await asyncio.wait_for(seen, 10)
+            finally:
+                writer.close()
+
+    with bind_port("127.0.0.1", 0) as sock:
+        assert asyncio.run(nodelay(sock)) == 1
