@@ -2,9 +2,9 @@
 
 The port (bound here and handed to uvicorn, so `--port 0` announces the real one), the
 agents module, each served model's provider package and key, and the storage (with its
-event log) are checked in the command's own process, so a failure is
-one line naming the fix and a non-zero exit, with one worker or many (uvicorn's
-supervisor would otherwise report a worker's crash as a traceback per worker).
+event log) are checked in the command's own process, so a failure is one line naming the
+fix and a non-zero exit, with one worker or many (uvicorn's supervisor would otherwise
+report a worker's crash as a traceback per worker).
 """
 
 from __future__ import annotations
