@@ -13,7 +13,6 @@ See `tests/README.md`.
 
 from __future__ import annotations
 
-import gc
 import os
 import re
 import shutil
@@ -107,12 +106,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         parts = item.path.parts
         if "tests" in parts and parts[parts.index("tests") + 1] in SLOW_FOLDERS:
             item.add_marker(pytest.mark.slow)
-
-
-def pytest_collection_finish(session: pytest.Session) -> None:
-    """Freeze what the imports and collection built, so each GC pass (ours and Python's own)
-    walks only what the tests make: a full pass over the imported SDKs cost ~0.25 s."""
-    gc.freeze()
 
 
 def _needs_redis(item: pytest.Item) -> bool:
