@@ -3,12 +3,16 @@
 A port picked free and bound later by another process can be taken in between by a
 parallel test (a run died on "address already in use"). So:
 
-- `tether serve` and other uvicorn servers bind port 0 and say the port they got:
-  `bound_url(log)` reads it from uvicorn's "Uvicorn running on …" line;
-  in-process ones use `UvicornThread`, which reads it from the listening socket.
+- `tether serve --port 0` binds port 0 and announces the URL it got (`tether serve: … on
+  http://…:PORT (…`): `bound_url(log)` reads it; in-process uvicorn servers use
+  `UvicornThread`, which reads the port from the listening socket.
 - PostgreSQL listens on a Unix socket in its own directory (`tests/pg_helpers.py`).
 - A port that must refuse connections (a server that is down) is `refused_port()`: bound
   and held by the test, never listening.
+- A port a child process must be told before it binds it (the OAuth loopback redirect,
+  registered before `tether chat` listens on it) is `held_port()`: held by the test with
+  address reuse on, so the kernel gives it to no other bind, and the child's own listening
+  socket (address reuse on, as asyncio's servers bind) shares it.
 - `redis-server` cannot bind port 0 and report it, so `start_redis` is the one place that
   chooses a port: it tries one nothing listens on and, when another process took it in
   between, tries another.
@@ -27,19 +31,20 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-_UVICORN = re.compile(rb"Uvicorn running on (https?://\S+:\d+)")
+SERVE_URL = re.compile(rb"tether serve: .* on (https?://\S+:\d+) \(")
+"""`tether serve`'s announcement of the URL it listens on."""
 
 
 def bound_url(
     log: Path, process: subprocess.Popen[Any], *, after: int = 0, timeout: float = 30
 ) -> str:
-    """The URL a uvicorn server started with `--port 0` says it bound, read from its log.
+    """The URL `tether serve --port 0` announces (it listens from then on), read from its log.
 
     `after`: the log's size before this process started (an appended log).
     """
     deadline = time.monotonic() + timeout
     while True:  # waits for the process to say it, not for a duration
-        found = _UVICORN.search(log.read_bytes(), after) if log.exists() else None
+        found = SERVE_URL.search(log.read_bytes(), after) if log.exists() else None
         if found:
             return found.group(1).decode()
         if process.poll() is not None or time.monotonic() > deadline:
@@ -84,6 +89,20 @@ class UvicornThread:
 def refused_port() -> Iterator[int]:
     """A port on 127.0.0.1 that refuses connections while the block runs (bound, no listen)."""
     with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield int(sock.getsockname()[1])
+
+
+@contextmanager
+def held_port() -> Iterator[int]:
+    """A port on 127.0.0.1 kept, while the block runs, for a child that binds it itself.
+
+    The test's socket is bound with `SO_REUSEADDR` and never listens: Linux hands the port
+    to no `bind(port 0)` and refuses a bind without address reuse, while a server that
+    sets it (asyncio's `start_server`, uvicorn) binds and listens there alongside.
+    """
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", 0))
         yield int(sock.getsockname()[1])
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import errno
 import os
 import shutil
 import socket
@@ -56,3 +58,24 @@ def test_redis_on_a_given_taken_port_says_so(listening: int) -> None:
 def test_a_refused_port_refuses_while_held() -> None:
     with _ports.refused_port() as port, pytest.raises(ConnectionRefusedError):
         socket.create_connection(("127.0.0.1", port), timeout=5).close()
+
+
+def test_a_held_port_is_taken_by_no_one_but_the_server_told_it() -> None:
+    async def answer(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(b"hi")
+        await writer.drain()
+        writer.close()
+
+    async def serve_and_ask(port: int) -> bytes:
+        async with await asyncio.start_server(answer, "127.0.0.1", port):
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            said = await reader.read()
+            writer.close()
+            await writer.wait_closed()
+            return said
+
+    with _ports.held_port() as port:
+        with socket.socket() as other, pytest.raises(OSError) as taken:
+            other.bind(("127.0.0.1", port))  # a parallel test's server cannot take it
+        assert taken.value.errno == errno.EADDRINUSE
+        assert asyncio.run(serve_and_ask(port)) == b"hi"  # the one told the port can

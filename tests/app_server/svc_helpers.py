@@ -11,14 +11,16 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, Literal
 
 import httpx
 import pytest
 
 from _ports import UvicornThread, bound_url
+from pg_helpers import POSTGRES_DSN, drop_schema, require_postgres, unique_schema, with_options
 
 HERE = Path(__file__).resolve().parent
 REDIS_URL = os.environ.get("TETHER_TEST_REDIS_URL", "redis://127.0.0.1:6379/12")
@@ -47,6 +49,45 @@ def drop_redis_prefix(prefix: str) -> None:
         client.close()
 
 
+@dataclass(frozen=True)
+class SharedStorage:
+    """A storage several `tether serve` processes share: its URL and their key prefix."""
+
+    url: str
+    prefix: str
+
+    @property
+    def args(self) -> list[str]:
+        """The `tether serve` options naming it."""
+        return ["--storage", self.url, "--redis-prefix", self.prefix]
+
+
+@contextmanager
+def shared_storage(
+    kind: Literal["redis", "postgres"], name: str = "tsvc"
+) -> Iterator[SharedStorage]:
+    """Redis (keys under a fresh prefix) or a fresh PostgreSQL schema, emptied at the end.
+
+    Skips (or fails under TETHER_REQUIRE_*) when the server does not answer.
+    """
+    schema = None
+    if kind == "redis":
+        redis_or_skip()
+        url = REDIS_URL
+    else:
+        require_postgres()
+        schema = unique_schema()
+        url = with_options(POSTGRES_DSN, schema=schema)
+    storage = SharedStorage(url, unique(name))
+    try:
+        yield storage
+    finally:
+        if schema is None:
+            drop_redis_prefix(storage.prefix)
+        else:
+            drop_schema(schema)
+
+
 ThreadServer = UvicornThread
 """uvicorn in a thread of this process on a port the OS picks (`_ports.UvicornThread`)."""
 
@@ -55,8 +96,9 @@ ThreadServer = UvicornThread
 class ProcessServer:
     """`tether serve` in a subprocess (stdout+stderr kept for the log checks).
 
-    The first `start()` binds port 0 and reads the port from uvicorn's log line; a restart
-    after `kill()` binds that port again (the clients know its URL).
+    The first `start()` binds port 0 and reads the port `tether serve` announces; a restart
+    after `kill()` binds that port again (the clients know its URL). `stop()` is safe
+    whether or not `start()` ran (or got as far as opening the log).
     """
 
     args: list[str]
@@ -68,11 +110,13 @@ class ProcessServer:
         self.port = 0
         self.url = ""
         self.proc: subprocess.Popen[bytes] | None = None
+        self._log: IO[bytes] | None = None  # opened by start()
 
     def start(self) -> ProcessServer:
         cmd = [sys.executable, "-c", "import sys; from tether.cli import main; sys.exit(main())"]
         cmd += ["serve", "--port", str(self.port), *self.args]
-        self._log = open(self.log_path, "ab")  # closed in stop()
+        if self._log is None or self._log.closed:
+            self._log = open(self.log_path, "ab")  # closed in stop()
         said = self.log_path.stat().st_size  # what earlier starts wrote to the log
         self.proc = subprocess.Popen(
             cmd, cwd=self.cwd, env=self.env, stdout=self._log, stderr=subprocess.STDOUT
@@ -104,7 +148,7 @@ class ProcessServer:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        if not self._log.closed:
+        if self._log is not None:  # None: start() never ran (or failed before opening it)
             self._log.close()
 
 

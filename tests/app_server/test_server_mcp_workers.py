@@ -8,19 +8,14 @@ from collections.abc import Iterator
 import httpx
 import pytest
 from svc_helpers import (
-    REDIS_URL,
     SSE,
     ProcessServer,
-    drop_redis_prefix,
     new_session,
     plan,
-    redis_or_skip,
     server_env,
+    shared_storage,
     sse,
-    unique,
 )
-
-from pg_helpers import POSTGRES_DSN, drop_schema, require_postgres, unique_schema, with_options
 
 KEY = "sk-mcp-workers-4e1b7d"
 ASKS = {"mcp_elicitation_request", "mcp_sampling_request"}
@@ -30,32 +25,19 @@ ASKS = {"mcp_elicitation_request", "mcp_sampling_request"}
 def workers(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[list[ProcessServer]]:
-    schema = None
-    if request.param == "redis":
-        redis_or_skip()
-        storage = REDIS_URL
-    else:
-        require_postgres()
-        schema = unique_schema()
-        storage = with_options(POSTGRES_DSN, schema=schema)
     tmp = tmp_path_factory.mktemp("mcpworkers")
     keys = tmp / "keys.txt"
     keys.write_text(f"{KEY} alice\n")
-    prefix = unique("tsvc-mcp")
-    args = ["--agents", "mcp_svc:agents", "--storage", storage, "--redis-prefix", prefix]
-    args += ["--api-keys-file", str(keys)]
-    servers = [ProcessServer(args, server_env(tmp), tmp / f"w{i}.log") for i in range(2)]
-    try:
-        for server in servers:
-            server.start()
-        yield servers
-    finally:
-        for server in servers:
-            server.stop()
-        if schema is not None:
-            drop_schema(schema)
-        else:
-            drop_redis_prefix(prefix)
+    with shared_storage(request.param, "tsvc-mcp") as storage:
+        args = ["--agents", "mcp_svc:agents", *storage.args, "--api-keys-file", str(keys)]
+        servers = [ProcessServer(args, server_env(tmp), tmp / f"w{i}.log") for i in range(2)]
+        try:
+            for server in servers:
+                server.start()
+            yield servers
+        finally:
+            for server in servers:
+                server.stop()
 
 
 def _client(server: ProcessServer) -> httpx.Client:

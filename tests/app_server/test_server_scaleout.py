@@ -10,39 +10,36 @@ from pathlib import Path
 import httpx
 import pytest
 from svc_helpers import (
-    REDIS_URL,
     SSE,
     ProcessServer,
+    SharedStorage,
     confirm_all,
-    drop_redis_prefix,
     new_session,
     plan,
-    redis_or_skip,
     server_env,
+    shared_storage,
     sse,
-    unique,
     user,
 )
-
-from pg_helpers import POSTGRES_DSN, drop_schema, require_postgres, unique_schema, with_options
 
 KEY = "sk-scaleout-7f3a9c1e5b"
 
 
 class Cluster:
-    def __init__(self, tmp: Path, work: Path, storage: str, prefix: str, n: int) -> None:
+    def __init__(self, tmp: Path, work: Path, storage: SharedStorage, n: int) -> None:
         keys = tmp / "keys.txt"
         keys.write_text(f"# test keys\n{KEY} alice\n")
         args = [
             "--agents", "svc_agents:agents",
-            "--storage", storage,
-            "--redis-prefix", prefix,
+            *storage.args,
             "--api-keys-file", str(keys),
             "--lease-ttl", "2",
         ]  # fmt: skip
         env = server_env(work)
         self.work = work
         self.servers = [ProcessServer(args, env, tmp / f"worker{i}.log") for i in range(n)]
+
+    def start(self) -> None:
         for server in self.servers:
             server.start()
 
@@ -67,26 +64,16 @@ class Cluster:
 def workers(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Cluster]:
-    if request.param == "redis":
-        redis_or_skip()
-        storage = REDIS_URL
-    else:
-        require_postgres()
-        schema = unique_schema()
-        storage = with_options(POSTGRES_DSN, schema=schema)
     tmp = tmp_path_factory.mktemp("scaleout")
     work = tmp / "work"
     work.mkdir()
-    prefix = unique("tsvc-scale")
-    cluster = Cluster(tmp, work, storage, prefix, 3)
-    try:
-        yield cluster
-    finally:
-        cluster.stop()
-        if request.param == "redis":
-            drop_redis_prefix(prefix)
-        else:
-            drop_schema(schema)
+    with shared_storage(request.param, "tsvc-scale") as storage:
+        cluster = Cluster(tmp, work, storage, 3)
+        try:
+            cluster.start()
+            yield cluster
+        finally:
+            cluster.stop()
 
 
 @pytest.fixture

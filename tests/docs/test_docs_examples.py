@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import asyncio
 import contextlib
-import gc
 import io
 import sys
 from collections.abc import Iterator
@@ -20,6 +19,7 @@ from typing import Any
 import pytest
 from docs_blocks import MODES, Block, blocks, pages
 
+from _heap import collected_on_exit
 from tether.agent import Agent
 from tether.model import ChatModelBase
 
@@ -57,6 +57,11 @@ def test_the_page_runs(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     namespace: dict[str, Any] = {"__name__": "__main__"}
     loop = asyncio.new_event_loop()
     out = io.StringIO()
+    heap = contextlib.ExitStack()
+    # Dropped SDK clients are finalised at the end, while their loop is open: left to a
+    # later GC pass they run during an unrelated `ast.parse`, which trips a CPython 3.11.7
+    # check.
+    heap.enter_context(collected_on_exit())
     try:
         for block in blocks(path):
             assert block.mode in MODES, f"{block.id}: unknown mark {block.mode!r}"
@@ -72,9 +77,7 @@ def test_the_page_runs(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     finally:
         loop.run_until_complete(close_models(namespace))
         loop.run_until_complete(loop.shutdown_asyncgens())
-        # Finalise dropped SDK clients now, while their loop is open: left to a later GC pass
-        # they run during an unrelated `ast.parse`, which trips a CPython 3.11.7 check.
-        gc.collect()
+        heap.close()
         loop.close()
 
 

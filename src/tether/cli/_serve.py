@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
+import socket
 import sys
 from typing import Any
 
-from tether.cli._serve_check import check_agents, check_port, check_storage, safe_url
+from tether.cli._serve_check import bind_port, check_agents, check_storage, safe_url
 
 __all__ = ["add_serve_parser", "app_from_env"]
 
 _ENV = "TETHER_SERVE_CONFIG"
 _KEEP_ALIVE = 75  # seconds an idle keep-alive connection stays open
 _DEFAULT_STORAGE = "sqlite:///./.tether/sessions.db"
+_STARTUP_FAILURE = 3  # the status `uvicorn.run` exits with when the server did not start
 
 
 def add_serve_parser(sub: Any) -> None:
@@ -66,7 +69,7 @@ def run_serve(args: argparse.Namespace) -> int:
     from tether.errors import ConfigError, MissingDependencyError, TetherError
 
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401 (the `server` extra: here for the one-line error)
 
         from tether.app.server import keys_from_env, keys_from_file, parse_allowed_hosts
     except ModuleNotFoundError as exc:  # the `server` extra is not installed
@@ -96,35 +99,37 @@ def run_serve(args: argparse.Namespace) -> int:
             "TETHER_API_KEYS), or bind 127.0.0.1"
         )
     try:  # everything a worker would fail on, before the URL is announced
-        check_port(host, args.port)
-        check_agents(args.agents, args.model)
-        check_storage(args.storage, args.redis_prefix)
+        sock = bind_port(host, args.port)
     except TetherError as exc:
         return _fail(" ".join(str(exc).split()))
+    with sock:
+        try:
+            check_agents(args.agents, args.model)
+            check_storage(args.storage, args.redis_prefix)
+        except TetherError as exc:
+            return _fail(" ".join(str(exc).split()))
+        return _serve(args, sock, keys=bool(keys))
+
+
+def _serve(args: argparse.Namespace, sock: socket.socket, *, keys: bool) -> int:
+    """Announce the bound URL (with the port the kernel picked for `--port 0`) and serve."""
+    import uvicorn
+
+    port = int(sock.getsockname()[1])
     if not keys:
-        hosts = args.allowed_hosts or f"localhost, 127.0.0.1 and [::1] on port {args.port}"
+        hosts = args.allowed_hosts or f"localhost, 127.0.0.1 and [::1] on port {port}"
         ceiling = args.max_permission_mode or "accept_edits"
         print(
             "tether serve: no API keys, so one local user only, bound to 127.0.0.1; answering "
             f"{hosts}; permission modes up to {ceiling}",
             file=sys.stderr,
         )
-    config = {key: getattr(args, key) for key in _CONFIG_KEYS}
-    os.environ[_ENV] = json.dumps(config)
-    who = args.agents or (
-        f"an assistant on {args.model}" if args.model else "the offline demo agent"
-    )
-    print(
-        f"tether serve: {who} on http://{host}:{args.port} ({args.workers} worker(s), "
-        f"storage {safe_url(args.storage)})",
-        file=sys.stderr,
-    )
-    uvicorn.run(
+    config = uvicorn.Config(
         "tether.cli._serve:app_from_env",
         factory=True,
-        host=host,
-        port=args.port,
-        workers=args.workers if args.workers > 1 else None,
+        host=args.host,
+        port=port,
+        workers=args.workers,
         timeout_graceful_shutdown=5,
         # Longer than clients keep idle connections (httpx 5 s, browsers and load balancers
         # 60 s): with uvicorn's 5 s, a request sent as the server closed the connection
@@ -133,7 +138,38 @@ def run_serve(args: argparse.Namespace) -> int:
         log_level="info",
         ws="none",  # no WebSocket routes: don't load a WebSocket library (or its warnings)
     )
-    return 0
+    os.environ[_ENV] = json.dumps({key: getattr(args, key) for key in _CONFIG_KEYS})
+    sock.listen(config.backlog)  # connections wait for the workers from the announcement on
+    who = args.agents or (
+        f"an assistant on {args.model}" if args.model else "the offline demo agent"
+    )
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    print(
+        f"tether serve: {who} on http://{host}:{port} ({args.workers} worker(s), "
+        f"storage {safe_url(args.storage)})",
+        file=sys.stderr,
+        flush=True,
+    )
+    server = uvicorn.Server(config)
+    try:
+        if args.workers > 1:
+            _supervise(config, server, sock)
+        else:
+            server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
+    return 0 if server.started or args.workers > 1 else _STARTUP_FAILURE
+
+
+def _supervise(config: Any, server: Any, sock: socket.socket) -> None:
+    """Run `config.workers` processes under uvicorn's supervisor, each serving `sock`."""
+    from uvicorn.supervisors import Multiprocess
+
+    supervisor: Any = Multiprocess
+    if "target" in inspect.signature(Multiprocess).parameters:  # uvicorn < 0.55 or so
+        supervisor(config, target=server.run, sockets=[sock]).run()
+    else:
+        supervisor(config, sockets=[sock]).run()
 
 
 _CONFIG_KEYS = (

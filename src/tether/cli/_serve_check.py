@@ -1,9 +1,10 @@
 """`tether serve` start-up checks: what can fail is tried before the URL is announced.
 
-The port, the agents module, each served model's provider package and key, and the
-storage (with its event log) are checked in the command's own process, so a failure is
-one line naming the fix and a non-zero exit, with one worker or many (uvicorn's
-supervisor would otherwise report a worker's crash as a traceback per worker).
+The port (bound here and handed to uvicorn, so `--port 0` announces the real one), the
+agents module, each served model's provider package and key, and the storage (with its
+event log) are checked in the command's own process, so a failure is one line naming the
+fix and a non-zero exit, with one worker or many (uvicorn's supervisor would otherwise
+report a worker's crash as a traceback per worker).
 """
 
 from __future__ import annotations
@@ -22,14 +23,18 @@ from tether.errors import (
     TetherError,
 )
 
-__all__ = ["check_agents", "check_port", "check_storage", "safe_url"]
+__all__ = ["bind_port", "check_agents", "check_storage", "safe_url"]
 
 _PROBE_SECONDS = 5.0
 """How long the start-up check waits for PostgreSQL."""
 
 
-def check_port(host: str, port: int) -> None:
-    """Bind `host:port` once (as uvicorn will, address reuse on) and let it go.
+def bind_port(host: str, port: int) -> socket.socket:
+    """The socket `tether serve` hands to uvicorn: `host:port` bound, address reuse on.
+
+    Port 0 takes the port the kernel picks (`getsockname()` says which). The socket is
+    TCP by protocol too: asyncio sets `TCP_NODELAY` on the connections of such a socket
+    only (an SSE frame is not held back waiting for an acknowledgement).
 
     Raises:
         ConfigError: the port is taken or the address cannot be bound.
@@ -37,19 +42,22 @@ def check_port(host: str, port: int) -> None:
     if not 0 <= port <= 65535:
         raise ConfigError(f"--port {port} is not a port number (0-65535)")
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as sock:
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((host, port))
-        except OSError as exc:
-            if exc.errno == errno.EADDRINUSE:
-                raise ConfigError(
-                    f"port {port} on {host} is already in use; pick another with --port "
-                    f"(e.g. --port {port + 1 if port < 65535 else 8000}) or stop what uses it"
-                ) from None
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
             raise ConfigError(
-                f"cannot listen on {host}:{port} ({exc.strerror or exc}); check --host and --port"
+                f"port {port} on {host} is already in use; pick another with --port "
+                f"(e.g. --port {port + 1 if port < 65535 else 8000}) or stop what uses it"
             ) from None
+        raise ConfigError(
+            f"cannot listen on {host}:{port} ({exc.strerror or exc}); check --host and --port"
+        ) from None
+    sock.set_inheritable(True)  # the workers' processes serve it too
+    return sock
 
 
 def check_agents(spec: str | None, model: str | None) -> None:

@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import stat
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,33 +14,20 @@ import httpx
 import pytest
 from terminal import Terminal, chat_env
 
+from _ports import held_port, reporting_server
+
 SERVER = Path(__file__).resolve().parents[2] / "mcp" / "servers" / "oauth_server.py"
 
 
 @pytest.fixture
 def locked(project: Path, tmp_path: Path) -> Iterator[Path]:
+    """The authorization server, and the chat's redirect port held until the test ends."""
     grants = tmp_path / "grants"
-    proc = subprocess.Popen(
-        [sys.executable, str(SERVER), "--grants", str(grants)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    assert line.startswith("PORT "), line
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        redirect = f"http://127.0.0.1:{s.getsockname()[1]}/callback"
-    url = f"http://127.0.0.1:{int(line.split()[1])}/mcp"
-    servers = {"locked": {"url": url, "auth": {"redirect_uri": redirect}}}
-    (project / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
-    try:
+    with reporting_server(SERVER, "--grants", grants) as (_, port), held_port() as redirect:
+        auth = {"redirect_uri": f"http://127.0.0.1:{redirect}/callback"}
+        servers = {"locked": {"url": f"http://127.0.0.1:{port}/mcp", "auth": auth}}
+        (project / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
         yield grants
-    finally:
-        proc.kill()
-        proc.wait()
-        proc.stdout.close()
 
 
 def test_login_through_the_printed_url(home: Path, project: Path, script, locked: Path) -> None:

@@ -24,6 +24,7 @@ import httpx
 import pytest
 from webui import ROOT, UI
 
+from _ports import SERVE_URL
 from _protocols import MODULES, node_with
 
 try:
@@ -77,7 +78,7 @@ def served(tmp_path: Path) -> Iterator[Served]:
     serve = [sys.executable, "-c", "from tether.cli import main; main()", "serve"]
     serve += ["--agents", "svc_agents:agents", "--storage", f"sqlite:///{tmp_path / 's.db'}"]
     serve += ["--port", "0"]
-    with _started(serve, env, tmp_path, r"Uvicorn running on (http://127\.0\.0\.1:\d+)") as api:
+    with _started(serve, env, tmp_path, SERVE_URL.pattern.decode()) as api:
         page = [node, str(EXAMPLE / "serve.mjs"), "--port", "0", "--modules", str(MODULES)]
         with _started(page, {**env, "TETHER_URL": api}, tmp_path, r"page on (http://\S+)") as url:
             yield Served(url, api)
