@@ -233,8 +233,22 @@ def _watched(
         run.agent.middlewares,
         "on_acting",
         acting,
-        lambda c: run_tool(tool, call, context, args, announce=announce),
+        lambda c: _whole_events(tool, call, context, args, announce),
     )
+
+
+async def _whole_events(
+    tool: ToolBase,
+    call: ToolCallBlock,
+    context: ToolContext,
+    args: dict[str, Any] | None,
+    announce: bool,
+) -> AsyncIterator[AgentEvent]:
+    """`run_tool`'s events for a tool that returns its output whole: START, then END."""
+    reply_id = context.reply_id
+    if announce:
+        yield ToolResultStartEvent(reply_id=reply_id, block_id=call.id, name=call.name)
+    yield tool_result_end(reply_id, call.id, await result_of(tool, call, context, args))
 
 
 async def _check(

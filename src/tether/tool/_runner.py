@@ -12,10 +12,10 @@ from typing import Any
 
 from tether.event import (
     AgentEvent,
+    ToolResultEndEvent,
     ToolResultStartEvent,
     ToolResultTextDeltaEvent,
 )
-from tether.event._ends import tool_result_end
 from tether.message import (
     DataBlock,
     TextBlock,
@@ -180,4 +180,4 @@ async def run_tool(
             result = kept[0]
     except Exception as exc:  # a tool's failure is the model's to handle, and logged
         result = _failed(tool, call, exc)
-    yield tool_result_end(reply_id, call.id, result)
+    yield ToolResultEndEvent(reply_id=reply_id, block_id=call.id, tool_result=result)
