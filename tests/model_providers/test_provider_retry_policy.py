@@ -66,7 +66,9 @@ def test_retry_after_forms(headers: dict, expected: float | None) -> None:
 async def test_retry_after_as_an_http_date_through_the_sdk(
     server: ReplayServer, provider: str
 ) -> None:
-    when = formatdate(time.time() + 30, usegmt=True)
+    sent = time.time()
+    due = int(sent) + 30  # an HTTP date has whole seconds
+    when = formatdate(due, usegmt=True)
     server.add(error_reply(provider, 429, "slow down", headers={"retry-after": when}))
     items = []
     with pytest.raises(RateLimitError) as caught:
@@ -75,7 +77,9 @@ async def test_retry_after_as_an_http_date_through_the_sdk(
         ):
             items.append(item)
     server.assert_done()
-    assert caught.value.retry_after is not None and 27 <= caught.value.retry_after <= 30
+    read = time.time()  # the wait is the date minus the time it was read (however slow)
+    delay = caught.value.retry_after
+    assert delay is not None and due - read - 0.01 <= delay <= due - sent + 0.01, delay
     assert "retries it with backoff" in str(caught.value)  # the message says what to do
 
 

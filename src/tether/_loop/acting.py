@@ -55,7 +55,7 @@ _WAITS = ToolResultState.RUNNING
 """The state of the result a sub-agent's tool gives when its child paused."""
 
 
-async def act(run: Run) -> AsyncIterator[AgentEvent]:
+async def act(run: Run) -> AsyncIterator[AgentEvent]:  # noqa: C901 - each path inline: no layer
     """Check the next batch; answer refused calls at once; run the allowed ones."""
     state, reply_id = run.state, run.reply_id
     msg = reply_message(state)
@@ -84,7 +84,20 @@ async def act(run: Run) -> AsyncIterator[AgentEvent]:
         for event in await _claim(run, to_run):
             yield event
         try:
-            if _lone_call(run, to_run) is not None:  # nothing between the tool and the loop
+            lone_path = _lone_path(run, to_run)
+            if lone_path is _WATCHED:  # hooks that only watch the tool's own events
+                lone, lone_tool, lone_args = to_run[0]
+                events = _watched(run, lone, lone_tool, lone_args)
+                try:
+                    async for event in events:  # as `run_batch` would, without its layers
+                        if isinstance(event, ToolResultEndEvent) and event.block_id == lone.id:
+                            await run.commit_and_save(lone, event.tool_result)
+                        yield event
+                except BaseException:
+                    await close_stream(events)
+                    raise
+                return
+            if lone_path is _BARE:  # nothing between the tool and the loop
                 lone, lone_tool, lone_args = to_run[0]
                 if run.announces(EventType.TOOL_RESULT_START):
                     yield ToolResultStartEvent(reply_id=reply_id, block_id=lone.id, name=lone.name)
@@ -185,18 +198,57 @@ async def _claim(
     return run.released()
 
 
-def _lone_call(
-    run: Run, to_run: list[tuple[ToolCallBlock, ToolBase, dict[str, Any] | None]]
-) -> ToolCallBlock | None:
-    """The batch's one call when nothing stands between its tool and the loop, else None.
+_BARE, _WATCHED = "bare", "watched"
+"""How a lone call runs: awaited by the loop, or inside `on_acting` hooks that only watch."""
 
-    A lone tool that returns its output whole (it cannot emit, nothing streams) and no
-    `on_acting` hook to drop or rewrite its result: the loop awaits the tool's result
-    itself (`result_of`: no event stream, no `run_batch` layer, no `Finished` values).
+
+def _lone_path(
+    run: Run, to_run: list[tuple[ToolCallBlock, ToolBase, dict[str, Any] | None]]
+) -> str | None:
+    """How the batch's one call runs when it needs no batch machinery, else None.
+
+    A lone tool that returns its output whole (it cannot emit, nothing streams): with no
+    `on_acting` hook, the loop awaits its result itself (`result_of`: no event stream, no
+    `run_batch` layer, no `Finished` values); with hooks that only watch (none may drop
+    or rewrite the result), the loop reads the tool's own events through them.
     """
-    if len(to_run) != 1 or (run.agent.middlewares and has_hook(run.agent.middlewares, "on_acting")):
+    if len(to_run) != 1 or not returns_whole(to_run[0][1]):
         return None
-    return to_run[0][0] if returns_whole(to_run[0][1]) else None
+    hooks = run.agent.middlewares
+    if not hooks or not has_hook(hooks, "on_acting"):
+        return _BARE
+    return None if has_rewriting_hook(hooks, "on_acting") else _WATCHED
+
+
+def _watched(
+    run: Run, call: ToolCallBlock, tool: ToolBase, args: dict[str, Any] | None
+) -> AsyncIterator[AgentEvent]:
+    """A lone call's `run_tool` events inside the `on_acting` hooks that only watch them."""
+    context = _context(run, call, tool, None)
+    announce = run.announces(EventType.TOOL_RESULT_START)
+    acting = middleware.ActingCall(
+        agent=run.agent, state=run.state, reply_id=run.reply_id, tool_call=call, tool=tool
+    )
+    return chain_iterator(
+        run.agent.middlewares,
+        "on_acting",
+        acting,
+        lambda c: _whole_events(tool, call, context, args, announce),
+    )
+
+
+async def _whole_events(
+    tool: ToolBase,
+    call: ToolCallBlock,
+    context: ToolContext,
+    args: dict[str, Any] | None,
+    announce: bool,
+) -> AsyncIterator[AgentEvent]:
+    """`run_tool`'s events for a tool that returns its output whole: START, then END."""
+    reply_id = context.reply_id
+    if announce:
+        yield ToolResultStartEvent(reply_id=reply_id, block_id=call.id, name=call.name)
+    yield tool_result_end(reply_id, call.id, await result_of(tool, call, context, args))
 
 
 async def _check(

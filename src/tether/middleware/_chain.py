@@ -98,13 +98,15 @@ def chain_iterator(
     call: C,
     handler: Callable[[C], AsyncIterator[Any]],
 ) -> AsyncIterator[Any]:
-    """Run `handler(call)` inside every middleware's iterator `hook`."""
+    """Run `handler(call)` inside every middleware's iterator `hook`.
+
+    The caller asked `has_hook` first: a lone middleware is known to have the hook (its
+    `is_active` is not asked twice per call).
+    """
     if not middlewares:
         return handler(call)
     if len(middlewares) == 1:  # the common case, without the lists
         mw = middlewares[0]
-        if not overrides(mw, hook):
-            return handler(call)
         if mw.passes_through:
             return getattr(mw, hook)(call, handler)  # type: ignore[no-any-return]
         return _layers([getattr(mw, hook)], call, handler)

@@ -198,25 +198,16 @@ class ModelHooks(TracingBase):
         context = get_current()
         reply = context.get(REPLY_KEY)
         model = call.model
-        key = (type(model), model.model_name, getattr(model, "base_url", None), self.provider_name)
-        name, base, attributes = self._models.get(key) or self._model_constants(model, key)
         if isinstance(reply, ReplyTrace):
             if not reply.reply_id:
                 reply.stamp()
-            capture = reply.capture
-            if reply.chat_of is attributes:  # the reply's model again: made once a reply
-                attributes = reply.chat_start
-            elif reply.session_id:
-                reply.chat_of, attributes = (
-                    attributes,
-                    {
-                        **attributes,
-                        "gen_ai.conversation.id": self.conversation_id or reply.session_id,
-                    },
-                )
-                reply.chat_start = attributes
+            capture, metered = reply.capture, reply.metered
+            if reply.chat_model is not model:  # the reply's model again: made once a reply
+                reply.chat_model, reply.chat = model, self._chat(model, reply.session_id)
+            name, base, attributes = reply.chat
         else:
-            reply, capture = None, self.captures_content
+            reply, capture, metered = None, self.captures_content, self._metrics.on()
+            name, base, attributes = self._chat(model, "")
         if capture:
             attributes = {**attributes, **request_content(call.request)}
         span = self._tracer.start_span(name, context, SpanKind.CLIENT, attributes)
@@ -244,7 +235,20 @@ class ModelHooks(TracingBase):
             await close_stream(stream)
             raise
         finally:
-            self._end_model_span(span, watch, base, time.perf_counter() - started, failure, reply)
+            seconds = time.perf_counter() - started
+            self._end_model_span(span, watch, base, seconds, failure, reply, metered)
+
+    def _chat(self, model: Any, session_id: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
+        """A model's span name, metric attributes and span start attributes in a reply.
+
+        The conversation id is added when the reply's state has a session id.
+        """
+        key = (type(model), model.model_name, getattr(model, "base_url", None), self.provider_name)
+        name, base, attributes = self._models.get(key) or self._model_constants(model, key)
+        if session_id:
+            conversation = self.conversation_id or session_id
+            attributes = {**attributes, "gen_ai.conversation.id": conversation}
+        return name, base, attributes
 
     def _model_constants(
         self, model: Any, key: tuple[Any, ...]
@@ -272,6 +276,7 @@ class ModelHooks(TracingBase):
         seconds: float,
         failure: BaseException | None,
         reply: ReplyTrace | None,
+        metered: bool,
     ) -> None:
         tokens, cost = watch.finish(span)
         failed = failure is not None and not is_cancel(failure)
@@ -279,14 +284,15 @@ class ModelHooks(TracingBase):
             assert failure is not None
             record_error(span, failure)
         span.end()
-        self._metrics.model_call(
-            base,
-            watch.response_model,
-            error_type(failure) if failed and failure is not None else None,
-            seconds,
-            tokens,
-            cost,
-        )
+        if metered:
+            self._metrics.model_call(
+                base,
+                watch.response_model,
+                error_type(failure) if failed and failure is not None else None,
+                seconds,
+                tokens,
+                cost,
+            )
         if reply is not None and (tokens is not None or cost is not None):
             reply.add_usage(tokens, cost)
         if not _model_log.isEnabledFor(logging.DEBUG):

@@ -205,6 +205,8 @@ class ReplyTrace:
     """Whether contents go into this reply's spans (decided once, at its start)."""
     context: otel_context.Context
     """The reply's span and this record: what is current while one of its steps runs."""
+    metered: bool
+    """Whether this reply's metrics go anywhere (decided once, at its start)."""
     reply_id: str = ""
     decisions: dict[str, tuple[str, str, bool | None]] = field(default_factory=dict)
     """Call id → (behavior, reason, confirmed by the user) until its tool span starts."""
@@ -216,10 +218,10 @@ class ReplyTrace:
     cost: float | None = None
     outcome: str = "incomplete"
     pause_kinds: list[str] = field(default_factory=list)
-    chat_of: Any = None
-    """The model constants `chat_start` was made from (the reply's last model)."""
-    chat_start: Any = None
-    """The `chat` spans' start attributes in this reply (its conversation id added)."""
+    chat_model: Any = None
+    """The model `chat` was made for (the reply's last model)."""
+    chat: Any = None
+    """Its `chat` span name, metric attributes and span start attributes in this reply."""
 
     def stamp(self) -> None:
         """Write the span's ids into the reply `Msg` (once), so a later resume links to it."""

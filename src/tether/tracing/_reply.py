@@ -110,7 +110,9 @@ class ReplyHooks(TracingBase):
             attributes=attributes,
             links=resume.links if resume is not None else None,
         )
-        reply = ReplyTrace(span, state, session_id, self.captures_content, _NO_CONTEXT)
+        reply = ReplyTrace(
+            span, state, session_id, self.captures_content, _NO_CONTEXT, self._metrics.on()
+        )
         reply.context = with_reply(span, reply)
         if resume is not None:
             reply.decisions.update(resume.decisions)
@@ -154,7 +156,8 @@ class ReplyHooks(TracingBase):
             reply.span.add_event(
                 "tether.pause", {"tether.pause.kind": kind, "gen_ai.tool.call.id": ids}
             )
-            self._metrics.count("pauses", {"tether.pause.kind": kind})
+            if reply.metered:
+                self._metrics.count("pauses", {"tether.pause.kind": kind})
             if kind == "user_confirm":
                 self._asked(reply, event.tool_calls)
         elif event_type == "tool_result_end" and event.block_id not in reply.spanned:
@@ -182,7 +185,8 @@ class ReplyHooks(TracingBase):
                 "tether.permission.ask",
                 {"gen_ai.tool.name": call.name, "gen_ai.tool.call.id": call.id},
             )
-            self._metrics.permission_decision("ask", call.name)
+            if reply.metered:
+                self._metrics.permission_decision("ask", call.name)
             if logged:
                 permission_logged(logging.INFO, "ask", call.name, call.id, reply)
 
@@ -206,7 +210,8 @@ class ReplyHooks(TracingBase):
             ending["tether.usage.cost"] = reply.cost
         span.set_attributes(ending)
         span.end()
-        self._metrics.count("replies", {"tether.reply.outcome": reply.outcome})
+        if reply.metered:
+            self._metrics.count("replies", {"tether.reply.outcome": reply.outcome})
         level = logging.WARNING if reply.outcome == "error" else logging.INFO
         if not _reply_log.isEnabledFor(level):
             return

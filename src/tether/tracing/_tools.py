@@ -77,12 +77,14 @@ class ToolHooks(TracingBase):
                 reply.stamp()
             reply.spanned.add(call_id)
             decision = reply.decisions.pop(call_id, None) if reply.decisions else None
-            capture = reply.capture
+            capture, metered = reply.capture, reply.metered
         else:
             reply, decision, capture = None, None, self.captures_content
+            metered = self._metrics.on()
         if decision is None:  # the engine (or a hook) allowed it: counted here
             decision = _ALLOWED
-            self._metrics.permission_decision("allow", name)
+            if metered:
+                self._metrics.permission_decision("allow", name)
             if _permission_log.isEnabledFor(logging.DEBUG):
                 permission_logged(logging.DEBUG, "allow", name, call_id, reply, call.reply_id)
         attributes = tool_attributes(name, call_id, *decision)
@@ -118,7 +120,7 @@ class ToolHooks(TracingBase):
                 record_error(span, failure)
             end_tool_span(
                 span,
-                self._metrics,
+                self._metrics if metered else None,
                 result,
                 name,
                 time.perf_counter() - started,
@@ -139,13 +141,16 @@ class ToolHooks(TracingBase):
 
 def end_tool_span(
     span: trace.Span,
-    metrics: Instruments,
+    metrics: Instruments | None,
     result: Any,
     name: str,
     seconds: float | None,
     captured: str | None = None,
 ) -> None:
-    """End a tool span with its outcome (and the captured result, if any)."""
+    """End a tool span with its outcome (and the captured result, if any).
+
+    `metrics` None: they go nowhere in this reply.
+    """
     outcome = str(result.state) if result is not None else "unfinished"
     ending: dict[str, Any] = {"tether.tool.outcome": outcome}
     if captured is not None:
@@ -157,7 +162,8 @@ def end_tool_span(
     else:
         span.set_attributes(ending)
     span.end()
-    metrics.tool_call(name, outcome, seconds)
+    if metrics is not None:
+        metrics.tool_call(name, outcome, seconds)
 
 
 def permission_logged(
