@@ -37,7 +37,11 @@ def server(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[S
 
 @pytest.fixture
 def ui(browser: Any, request: pytest.FixtureRequest) -> Iterator[UI]:
-    """A browser context; `ui.page(url)` opens a watched page; screenshots at the end."""
+    """A browser context; `ui.page(url)` opens a watched page; screenshots at the end.
+
+    A test with a server of its own asks for that server before `ui`: pytest tears down in
+    reverse, so the pages close before the server stops (else they log refused reconnects).
+    """
     folder = artifacts_dir(request)
     errors = PageErrors()
     context = browser.new_context(viewport={"width": 1100, "height": 800})

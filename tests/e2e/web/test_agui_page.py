@@ -96,7 +96,7 @@ def _runs(tmp_path: Path) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
 
 
-def test_page_streams_asks_and_runs_its_tool(ui: UI, served: Served, tmp_path: Path) -> None:
+def test_page_streams_asks_and_runs_its_tool(served: Served, ui: UI, tmp_path: Path) -> None:
     page = ui.page(f"{served.page}/?agent=planner")
     bodies: list[dict[str, Any]] = []
     page.on("request", lambda r: bodies.append(r.post_data_json) if r.method == "POST" else None)

@@ -42,6 +42,12 @@ PATTERNS = {
 }
 
 
+RENDER_GROWTH = 20
+"""The render's bound on 1 MB vs 100 kB: layout adds a fixed ~100 ms at 1 MB whatever the
+text (a 10 ms render of 100 kB reads ~10x even when linear), so the bound is looser than
+parsing's 12; quadratic still reads ~100x, n^1.5 ~32x."""
+
+
 def adversarial(pattern: str, size: int) -> str:
     """`pattern` repeated to `size` characters (a fence opens once, then its body repeats)."""
     head, sep, body = pattern.partition("\n") if pattern.startswith("```") else ("", "", pattern)
@@ -100,6 +106,23 @@ class CpuClock:
             self.page.evaluate("() => window.box.replaceChildren()")
         return best
 
+    def growth(
+        self, call: str, pattern: str, sizes: tuple[int, int], limit: float
+    ) -> tuple[float, float]:
+        """CPU ms of `call` on `pattern` at both sizes; a ratio above `limit` is measured again.
+
+        A busy machine only ever adds time to a sample, so a suspicious ratio (one slow run
+        of the large input, or a lucky small one) is checked with more runs, keeping each
+        size's best. A real superlinear cost stays: 10 times the input costs ~100 times the
+        time when quadratic, ~32 times at n^1.5.
+        """
+        small = self.ms(call, adversarial(pattern, sizes[0]), runs=3)
+        large = self.ms(call, adversarial(pattern, sizes[1]), runs=3)
+        if large > limit * max(small, 1.0):
+            small = min(small, self.ms(call, adversarial(pattern, sizes[0]), runs=5))
+            large = min(large, self.ms(call, adversarial(pattern, sizes[1]), runs=5))
+        return small, large
+
 
 def test_adversarial_markdown_parses_in_linear_time(ui: UI, site: str) -> None:
     """markdown-it itself: ten times the input costs at most ~12 times the CPU time."""
@@ -107,8 +130,7 @@ def test_adversarial_markdown_parses_in_linear_time(ui: UI, site: str) -> None:
     clock.ms("parse", adversarial("warm *up* `code`\n\n", 50 * KB))  # JIT, caches
     rows = []
     for name, pattern in PATTERNS.items():  # a quadratic parser shows at 10× the input
-        small = clock.ms("parse", adversarial(pattern, 50 * KB), runs=3)
-        large = clock.ms("parse", adversarial(pattern, 500 * KB), runs=3)
+        small, large = clock.growth("parse", pattern, (50 * KB, 500 * KB), limit=12)
         rows.append((name, small, large, large / max(small, 1.0)))
     print("\nparse only             50 kB ms  500 kB ms  ratio")
     for name, small, large, ratio in rows:
@@ -123,8 +145,7 @@ def test_adversarial_markdown_renders_1mb_in_under_a_second(ui: UI, site: str) -
     clock.ms("render", adversarial("warm *up* `code`\n\n", 100 * KB))
     rows = []
     for name, pattern in PATTERNS.items():
-        small = clock.ms("render", adversarial(pattern, 100 * KB))
-        large = clock.ms("render", adversarial(pattern, 1000 * KB))
+        small, large = clock.growth("render", pattern, (100 * KB, 1000 * KB), limit=RENDER_GROWTH)
         rows.append((name, small, large))
     mixed = "".join(adversarial(p, 1000 * KB // len(PATTERNS)) + "\n\n" for p in PATTERNS.values())
     rows.append(("all patterns", 0.0, clock.ms("render", mixed)))
@@ -136,9 +157,9 @@ def test_adversarial_markdown_renders_1mb_in_under_a_second(ui: UI, site: str) -
     growth = [
         (name, round(large / small, 1))
         for name, small, large in rows
-        if small and large > 15 * max(small, 1.0)  # layout included: noisier than parsing
+        if small and large > RENDER_GROWTH * max(small, 1.0)
     ]
-    assert growth == [], f"not linear (1 MB vs 100 kB CPU time ratio > 15): {growth}"
+    assert growth == [], f"not linear (1 MB vs 100 kB CPU time ratio > 20): {growth}"
 
 
 PAYLOADS = [

@@ -38,7 +38,7 @@ def login_server(tmp_path: Path, browser: Any, locked: str) -> Iterator[Server]:
     srv.stop()
 
 
-def test_the_login_link_logs_the_user_in(ui: UI, login_server: Server) -> None:
+def test_the_login_link_logs_the_user_in(login_server: Server, ui: UI) -> None:
     page = open_chat(ui, login_server)
     logins = page.get_by_role("region", name="MCP logins")
     expect(logins).to_contain_text("locked needs you to log in")

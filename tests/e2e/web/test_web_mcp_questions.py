@@ -24,7 +24,7 @@ def mcp_server(tmp_path: Path, browser: Any) -> Iterator[Server]:
     srv.stop()
 
 
-def test_elicitation_form_and_sampling_confirmation(ui: UI, mcp_server: Server) -> None:
+def test_elicitation_form_and_sampling_confirmation(mcp_server: Server, ui: UI) -> None:
     page = open_chat(ui, mcp_server)
     send(page, "greet me")
     page.get_by_role("button", name="Allow once", exact=True).click()
@@ -49,7 +49,7 @@ def test_elicitation_form_and_sampling_confirmation(ui: UI, mcp_server: Server) 
     expect(conversation(page)).to_contain_text("model said: 42")
 
 
-def test_a_resource_is_attached_from_the_picker(ui: UI, mcp_server: Server) -> None:
+def test_a_resource_is_attached_from_the_picker(mcp_server: Server, ui: UI) -> None:
     page = open_chat(ui, mcp_server)
     page.get_by_role("button", name="Attach resource").click()
     picker = page.get_by_role("region", name="MCP resources")
