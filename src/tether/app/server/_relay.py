@@ -3,6 +3,7 @@
 The worker that runs the reply announces each question as a note of the session; the
 worker that receives the user's answer (`POST …/mcp-requests/{id}`) checks the note,
 stores the answer as a note (the first answer wins) and the waiting worker finds it.
+Settling a question fills its answer slot for good, so no answer can land after it.
 """
 
 from __future__ import annotations
@@ -71,9 +72,14 @@ class NotesRelay(AnswerRelay):
         return found if isinstance(found, dict) else None
 
     async def forget(self, request_id: str) -> None:
-        """Remove the question's notes (a later answer gets 409)."""
+        """Close the question: a later answer gets 409.
+
+        The answer's slot is filled (with `null`, if nobody answered) before the question's
+        note goes: an answer that found the question a moment earlier then fails to store
+        instead of landing with nobody waiting. The filled slot expires with `ASK_TTL`.
+        """
+        await self.notes.put(self.scope, f"answer:{request_id}", "null", ttl=ASK_TTL, only_new=True)
         await self.notes.pop(self.scope, f"ask:{request_id}")
-        await self.notes.pop(self.scope, f"answer:{request_id}")
 
 
 def relay_reply(notes: NotesBase, key: LogKey, reply_id: str) -> tuple[str, AnswerRelay]:
