@@ -57,3 +57,12 @@ def test_the_joined_command_is_split_as_bash_would_run_it() -> None:
 def test_line_continuations_and_quoted_newlines_are_one_command(command: str) -> None:
     analysis = analyze_command(command)
     assert len(analysis.commands) == 1 and analysis.commands[0].problems == ()
+
+
+def test_an_allowed_edit_on_a_joined_line_asks(tmp_path: Path) -> None:
+    """The property test's one allowed miss: every part is allowed, the grammar joined two."""
+    command = "ls | ls | ls\necho x > out"
+    context = PermissionContext(working_directories=[str(tmp_path)], mode="accept_edits")
+    decision = check_shell_command(command, context, cwd=str(tmp_path))
+    assert decision.behavior is PermissionBehavior.ASK
+    assert "joined two lines" in decision.reason

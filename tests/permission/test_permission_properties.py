@@ -121,7 +121,12 @@ def test_a_part_nobody_allowed_keeps_the_whole_from_running(
         assert decision.behavior is not PermissionBehavior.ALLOW, command
         assert engine.behavior is not PermissionBehavior.ALLOW, command
     elif not command.startswith("echo $("):
-        assert decision.behavior is PermissionBehavior.ALLOW, (command, decision.reason)
+        # Where the grammar joins two lines after a pipeline, tether splits them as bash
+        # runs them and still asks (test_permission_joined_lines): the one allowed miss.
+        joined = "\n" in command and "joined two lines" in decision.reason
+        assert decision.behavior is PermissionBehavior.ALLOW or (
+            joined and decision.behavior is PermissionBehavior.ASK
+        ), (command, decision.reason)
 
 
 @settings(max_examples=150, deadline=None)
