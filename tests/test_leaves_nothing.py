@@ -59,6 +59,7 @@ def example_files() -> list[str]:
     return sorted(str(p.relative_to(ROOT)) for p in (ROOT / "examples").rglob("*"))
 
 
+@pytest.mark.long
 def test_two_runs_leave_redis_db0_and_examples_untouched(private_redis: int) -> None:
     redis.Redis(port=private_redis, db=0).set("a-developer-key", "mine")
     before, files = key_counts(private_redis), example_files()

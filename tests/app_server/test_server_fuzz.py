@@ -29,6 +29,7 @@ def _snapshot(c: httpx.Client, sid: str) -> object:
     return view["version"], view["status"], messages
 
 
+@pytest.mark.long
 def test_fuzz_the_api_from_its_openapi_document(tmp_path, test_dir):
     db = tmp_path / "fuzz.db"
     app = create_app(

@@ -84,6 +84,7 @@ def rendered(site: Path, module: str) -> str:
     return (site / "reference" / PAGES[module] / "index.html").read_text(encoding="utf-8")
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("module", sorted(PAGES))
 def test_every_name_in_all_is_rendered(site: Path, module: str) -> None:
     html = rendered(site, module)

@@ -30,6 +30,7 @@ def clean_saves(tmp_path: Path) -> int:
     return (tmp_path / "clean.log").read_text().count("saved ")
 
 
+@pytest.mark.long
 @pytest.mark.timeout(900)  # two worker processes per save point
 @pytest.mark.parametrize("when", ["before", "after"])
 def test_sigkill_at_every_save_point_including_the_childrens(tmp_path: Path, when: str) -> None:

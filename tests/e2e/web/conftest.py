@@ -35,9 +35,21 @@ def server(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[S
     srv.stop()
 
 
+CALL_PASSED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Remember whether the test's body passed (for `ui`'s screenshots)."""
+    report = yield
+    if report.when == "call":
+        item.stash[CALL_PASSED] = report.passed
+    return report
+
+
 @pytest.fixture
 def ui(browser: Any, request: pytest.FixtureRequest) -> Iterator[UI]:
-    """A browser context; `ui.page(url)` opens a watched page; screenshots at the end.
+    """A browser context; `ui.page(url)` opens a watched page; screenshots if it failed.
 
     A test with a server of its own asks for that server before `ui`: pytest tears down in
     reverse, so the pages close before the server stops (else they log refused reconnects).
@@ -48,7 +60,8 @@ def ui(browser: Any, request: pytest.FixtureRequest) -> Iterator[UI]:
     context.set_default_timeout(15_000)
     helper = UI(context, errors, folder)
     yield helper
-    for n, page in enumerate(helper.pages):
+    failed = not request.node.stash.get(CALL_PASSED, False) or errors.errors
+    for n, page in enumerate(helper.pages if failed else []):
         if not page.is_closed():
             page.screenshot(path=str(folder / f"page{n}.png"), full_page=True)
     context.close()

@@ -139,6 +139,7 @@ def test_adversarial_markdown_parses_in_linear_time(ui: UI, site: str) -> None:
     assert slow == [], f"not linear (500 kB vs 50 kB CPU time ratio > 12): {slow}"
 
 
+@pytest.mark.long
 def test_adversarial_markdown_renders_1mb_in_under_a_second(ui: UI, site: str) -> None:
     """The whole renderer (parse, highlight, DOM, layout): 1 MB in < 1 s of CPU time."""
     clock = CpuClock(renderer_page(ui, site))

@@ -1,8 +1,8 @@
 """Helpers for the web UI tests: a real `tether serve` subprocess and Debian's Chromium.
 
 Screenshots go to `test-results/web/<test>/` (or `$TETHER_TEST_RESULTS/web/<test>/`), one
-folder per test, for CI to keep as artifacts. Every test fails on a `console.error` or an
-uncaught page error.
+folder per test, for CI to keep as artifacts: the pages of a failed test, and the views a
+test shoots on purpose. Every test fails on a `console.error` or an uncaught page error.
 """
 
 from __future__ import annotations
