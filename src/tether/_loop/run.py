@@ -20,7 +20,7 @@ from tether.event import AgentEvent, EventType
 from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock
 from tether.middleware import overrides
 from tether.middleware._chain import has_hook
-from tether.state import AgentState, Checkpoint, ReplyCursor
+from tether.state import AgentState, Checkpoint, ReplyCursor, RestoringCheckpoint
 from tether.tool import ToolBase, ToolkitView
 
 if TYPE_CHECKING:
@@ -68,7 +68,8 @@ class Run:
     reply_id: str = ""
     """The reply's id, once it started (or resumed): set by the loop (`drive`)."""
     saved: Snapshot | None = None
-    """The state as of the last successful checkpoint (kept only with a checkpoint)."""
+    """The state as of the last successful checkpoint (kept only with a checkpoint), or
+    None once a `RestoringCheckpoint` saved it: that checkpoint restores it instead."""
     failed: bool = False
     """A checkpoint raised: the reply stops and the state goes back to `saved`."""
     failure: BaseException | None = None
@@ -90,10 +91,15 @@ class Run:
     """The steps of this agent's tree, if a limit counts them (`tether._loop.budget`)."""
     skipped: frozenset[EventType] = field(init=False, default=_EVERY)
     """The events this drive does not build (see `announces`)."""
+    restoring: bool = field(init=False, default=False)
+    """The checkpoint is a `RestoringCheckpoint`: no copy is kept after a save (asked once:
+    a protocol's `isinstance` is slow)."""
 
     def __post_init__(self) -> None:
         if not self.observed:
             self.skipped = _FOR_WATCHERS
+        if self.checkpoint is not None:
+            self.restoring = isinstance(self.checkpoint, RestoringCheckpoint)
 
     @property
     def cursor(self) -> ReplyCursor:
@@ -149,7 +155,8 @@ class Run:
             self.failed = True
             self.failure = exc
             raise
-        self.saved = snapshot(self.state)
+        # A checkpoint that restores what it saved needs no copy of the state: none is made.
+        self.saved = None if self.restoring else snapshot(self.state)
 
     def released(self) -> tuple[AgentEvent, ...]:
         """The events held back for a deferred save point, once it is written (else none)."""
@@ -190,9 +197,18 @@ class Run:
         )
 
     def roll_back(self) -> None:
-        """After a failed checkpoint: the state as it was at the last successful one."""
-        if self.failed and self.saved is not None:
+        """After a failed checkpoint: the state as it was at the last successful one.
+
+        That is the copy kept then, or, if a `RestoringCheckpoint` saved it (it kept no
+        copy), what that checkpoint stored; before any save, the state as the reply began.
+        """
+        if not self.failed:
+            return
+        if self.saved is not None:
             restore(self.state, self.saved)
+        elif self.restoring:
+            assert isinstance(self.checkpoint, RestoringCheckpoint)
+            self.checkpoint.restore_last_saved(self.state)
 
     async def fit(self, result: ToolResultBlock) -> ToolResultBlock:
         """The copy of a result the context keeps (cut if too long)."""

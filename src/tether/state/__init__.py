@@ -2,7 +2,13 @@
 
 from tether.state._migrate import register_migration
 from tether.state._pending import PendingReply
-from tether.state._state import SCHEMA_VERSION, AgentState, Checkpoint, ReplyCursor
+from tether.state._state import (
+    SCHEMA_VERSION,
+    AgentState,
+    Checkpoint,
+    ReplyCursor,
+    RestoringCheckpoint,
+)
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -10,5 +16,6 @@ __all__ = [
     "Checkpoint",
     "PendingReply",
     "ReplyCursor",
+    "RestoringCheckpoint",
     "register_migration",
 ]

@@ -1,7 +1,7 @@
 """`AgentState`: everything that changes while an agent works, as one JSON-safe model."""
 
 from collections.abc import Awaitable, Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pydantic import (
     AliasChoices,
@@ -288,3 +288,25 @@ class AgentState(BaseModel):
 Checkpoint = Callable[[AgentState], Awaitable[None]]
 """Awaited by the loop at every save point with the state to save (e.g.
 `StorageBase.checkpoint(...)`); if it raises, the reply stops before its next side effect."""
+
+
+@runtime_checkable
+class RestoringCheckpoint(Protocol):
+    """A checkpoint that can also put a state back as it was at its last successful save.
+
+    When a save point fails, the loop rolls the state back to the last one saved. With a
+    plain `Checkpoint` it keeps a copy of the state after every successful save to do so;
+    with one of these (`StorageBase.checkpoint(...)`) it asks the checkpoint instead, which
+    rebuilds the state from what it stored, and copies nothing at a save point.
+    """
+
+    def __call__(self, state: AgentState) -> Awaitable[None]:
+        """Save `state` (a save point)."""
+        ...
+
+    def restore_last_saved(self, state: AgentState) -> bool:
+        """Put `state` (the same object) back as this checkpoint last saved it.
+
+        False if it never saved this object (the loop then keeps the state as it is).
+        """
+        ...

@@ -16,13 +16,21 @@ import asyncio
 import copy
 import logging
 from collections import OrderedDict
+from collections.abc import Awaitable
 from contextlib import suppress
 
 from tether.agent import Agent
 from tether.app.server._mcp_users import UserClients
 from tether.app.server._relay import relay_reply
 from tether.app.server._run_parts import RunInput, RunningReply, SessionRef
-from tether.app.storage import EventLogBase, Lease, LogItem, LogKey, StorageBase
+from tether.app.storage import (
+    EventLogBase,
+    Lease,
+    LogItem,
+    LogKey,
+    StorageBase,
+    StorageCheckpoint,
+)
 from tether.app.storage._notes import NotesBase, SQLiteNotes
 from tether.errors import (
     InvalidInputError,
@@ -373,11 +381,11 @@ class Runs:
                 run.saving = False
             if run.interrupted and not run.ending and run.pump is not None:
                 run.pump.cancel()  # asked during the save: stop at the next await
-            # Shutting down: stop once saved. (The loop then rolls its copy back, but the
-            # run ends here and never saves again: the stored state is this save.)
+            # Shutting down: stop once saved. (The loop then puts the state back as last
+            # saved, which is this save: the run ends here and never saves again.)
             self._check_open()
 
-        return checkpoint
+        return _LeasedCheckpoint(checkpoint, save)
 
     async def _save(self, run: RunningReply) -> None:
         """Save the state under the lease (the versioned write refuses a stale state)."""
@@ -462,3 +470,23 @@ def _reply_id(run: RunningReply) -> str:
         return cursor.reply_id
     inputs = run.inputs
     return inputs.reply_id if isinstance(inputs, ResumeEvent) else ""
+
+
+class _LeasedCheckpoint:
+    """A run's save-point callable, which restores a state as its storage checkpoint does.
+
+    A `RestoringCheckpoint`, so the loop keeps no copy of the state at each save point.
+    """
+
+    __slots__ = ("_save", "_step")
+
+    def __init__(self, step: Checkpoint, save: StorageCheckpoint) -> None:
+        self._step, self._save = step, save
+
+    def __call__(self, state: AgentState) -> Awaitable[None]:
+        """The save point: the log, the lease, then the storage's save."""
+        return self._step(state)
+
+    def restore_last_saved(self, state: AgentState) -> bool:
+        """Put `state` back as the storage last saved it."""
+        return self._save.restore_last_saved(state)

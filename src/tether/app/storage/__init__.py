@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from tether import _lazy
 
 if TYPE_CHECKING:
-    from tether.app.storage._base import StorageBase
+    from tether.app.storage._base import StorageBase, StorageCheckpoint
     from tether.app.storage._events import ActiveRun, EventLogBase, Lease, LogEntry, LogItem, LogKey
     from tether.app.storage._events_postgres import PostgresEventLog
     from tether.app.storage._events_redis import RedisEventLog
@@ -72,6 +72,7 @@ __all__ = [
     "SessionUpsert",
     "SessionVersion",
     "StorageBase",
+    "StorageCheckpoint",
     "StoredSession",
     "event_log_for",
     "notes_for",
@@ -105,6 +106,7 @@ _HOMES = {
     "SessionUpsert": "tether.app.storage._record",
     "SessionVersion": "tether.app.storage._record",
     "StorageBase": "tether.app.storage._base",
+    "StorageCheckpoint": "tether.app.storage._base",
     "StoredSession": "tether.app.storage._record",
     "event_log_for": "tether.app.storage._url",
     "storage_from_url": "tether.app.storage._url",

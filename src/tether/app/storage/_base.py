@@ -38,13 +38,15 @@ from tether.app.storage._url import storage_from_url
 from tether.errors import (
     LeaseLostError,
     SessionConflictError,
+    SessionCorruptedError,
     SessionInputError,
     SessionNotFoundError,
+    StateVersionError,
     StorageUnavailableError,
 )
-from tether.state import AgentState, Checkpoint
+from tether.state import AgentState
 
-__all__ = ["StorageBase"]
+__all__ = ["StorageBase", "StorageCheckpoint"]
 
 _UNTRACKED_RETRIES = 10
 
@@ -392,7 +394,7 @@ class StorageBase(ABC):
 
     def checkpoint(
         self, user_id: str, agent_id: str, session_id: str, *, fence: int | None = None
-    ) -> Checkpoint:
+    ) -> StorageCheckpoint:
         """A save-point callable for `Agent.reply(..., checkpoint=...)` on this session.
 
         Each call saves the state through `update_session_state` (an O(Δ) write checked
@@ -404,12 +406,28 @@ class StorageBase(ABC):
         """
         key = SessionKey.of(user_id, agent_id, session_id)  # bad ids fail now, not mid-reply
         _check_fence(fence)
+        return StorageCheckpoint(self, key, fence)
 
-        async def save(state: AgentState) -> None:
-            _check_state(state)
-            await self._saving(key, state, None, fence)
+    def _restore_saved(self, key: SessionKey, state: AgentState) -> bool:
+        """Put `state` back as this storage last saved (or loaded) it as session `key`.
 
-        return save
+        Its fields are set from the stored head and bodies this storage keeps for the
+        object (the messages are new objects, read from those bodies): O(history), paid
+        only when a save point failed. False if the storage keeps none for it.
+        """
+        loaded = self._tracker.get(state, key)
+        if loaded is None or loaded.head is None:
+            return False
+        try:
+            stored = decode_state(key, self._where(key), loaded.head, loaded.bodies)
+        except (SessionCorruptedError, StateVersionError):  # (it wrote these bytes itself)
+            return False
+        for name in AgentState.model_fields:
+            setattr(state, name, getattr(stored, name))
+        self._tracker.remember(
+            state, key, loaded.version, loaded.bodies, loaded.created_at, loaded.head
+        )
+        return True
 
     async def list_sessions(self, user_id: str, agent_id: str | None = None) -> list[SessionInfo]:
         """The user's sessions (of one agent, if given), most recently updated first."""
@@ -486,6 +504,29 @@ class StorageBase(ABC):
     @abstractmethod
     async def _scan(self, user_id: str, agent_id: str | None) -> list[SessionInfo]:
         """The sessions of a user (and agent)."""
+
+
+class StorageCheckpoint:
+    """`StorageBase.checkpoint(...)`: saves one session's state at every save point.
+
+    A `RestoringCheckpoint`: when a save point fails, the loop asks it to put the state
+    back as last saved (rebuilt from the stored bytes) instead of copying the state at
+    every successful save.
+    """
+
+    __slots__ = ("_fence", "_key", "_storage")
+
+    def __init__(self, storage: StorageBase, key: SessionKey, fence: int | None) -> None:
+        self._storage, self._key, self._fence = storage, key, fence
+
+    async def __call__(self, state: AgentState) -> None:
+        """Save `state` (`update_session_state`, against the version it was saved as)."""
+        _check_state(state)
+        await self._storage._saving(self._key, state, None, self._fence)
+
+    def restore_last_saved(self, state: AgentState) -> bool:
+        """Put `state` back as this session's storage last saved or loaded it."""
+        return self._storage._restore_saved(self._key, state)
 
 
 def not_found(key: SessionKey) -> SessionNotFoundError:
