@@ -22,6 +22,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 MODEL_SECONDS = float(os.environ.get("BENCH_LATENCY", "0.05"))
+LOGGED = os.environ.get("BENCH_FLOOR_LOG", "1") != "0"
+"""`BENCH_FLOOR_LOG=0`: no insert per event (the HTTP and SSE work alone; `service_bound.py`)."""
 
 
 def recorded_events() -> list[tuple[str, str, bool]]:
@@ -82,7 +84,8 @@ def app(db_path: str) -> object:
                 if wait:
                     await asyncio.sleep(MODEL_SECONDS)
                 seq = seqs[sid] = seqs[sid] + 1
-                db.execute("INSERT INTO log VALUES (?, ?, ?, ?)", (sid, seq, kind, data))
+                if LOGGED:
+                    db.execute("INSERT INTO log VALUES (?, ?, ?, ?)", (sid, seq, kind, data))
                 yield f"id: {seq}\nevent: {kind}\ndata: {data}\n\n".encode()
 
         return StreamingResponse(frames(), media_type="text/event-stream")

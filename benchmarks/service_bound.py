@@ -1,0 +1,119 @@
+"""The least a served reply can cost, next to the bare SSE floor of `service_load.py`.
+
+Issue 33 asks `tether serve` (SQLite) for at most 2.0x the instructions per reply of the
+bare Starlette SSE floor (`_sse_floor.py`: the same events and sizes, one WAL insert each,
+no validation, leases, state or tools). A served reply does at least three things the floor
+does only in part or not at all, each measured here under cachegrind in the same run:
+
+- the floor's HTTP and SSE work without its log inserts (`BENCH_FLOOR_LOG=0`): receiving
+  the request and streaming the same frames;
+- the reply itself: an in-process `Agent.reply` of the benchmark's agent (two model calls,
+  two tools), without a checkpoint (`reply()`, which builds fewer events than the
+  service's `reply_stream`);
+- its save points (counted in-process), each at the cost of raw `sqlite3` writing
+  precomputed bytes with tether's SQL (`storage.py --history`'s raw case: no
+  serialisation, no planning, no checks).
+
+Their sum leaves out everything else a service does (leases, fencing, the event log, the
+events' JSON, loading the session, authentication), so it is a lower bound: if it is above
+2.0x the floor, no trimming of the service reaches the target.
+
+    python benchmarks/service_bound.py [--few 20 --many 80]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SRC = str(HERE.parent / "src")
+REPLIES_PER_SESSION = 8
+"""As in `service_load.py --instructions`: 10 clients, 80 replies."""
+
+
+async def _replies(n: int, counted: list[int] | None = None) -> None:
+    """`n` replies of the benchmark agent in this process, sessions of 8 replies."""
+    from service_load import _agent
+
+    from tether.message import UserMsg
+    from tether.state import AgentState
+
+    async def count(state: AgentState) -> None:
+        assert counted is not None
+        counted.append(1)
+
+    agent = _agent(0.0)
+    for i in range(n):
+        if i % REPLIES_PER_SESSION == 0:
+            agent.state.context.clear()
+        await agent.reply(
+            UserMsg("user", "look both up"), checkpoint=count if counted is not None else None
+        )
+
+
+def save_points_per_reply(n: int = 16) -> float:
+    """The loop's save points per reply of the benchmark agent."""
+    counted: list[int] = []
+    asyncio.run(_replies(n, counted))
+    return len(counted) / n
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--few", type=int, default=20)
+    parser.add_argument("--many", type=int, default=80)
+    parser.add_argument("--reply-child", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.reply_child is not None:
+        asyncio.run(_replies(args.reply_child))
+        return
+    import _history
+    import _valgrind
+    from service_load import _instructions
+
+    few, many = args.few, args.many
+
+    def served(log: bool) -> float:
+        counts = []
+        for n in (few, many):
+            with tempfile.TemporaryDirectory() as tmp:
+                os.environ["BENCH_FLOOR_LOG"] = "1" if log else "0"
+                counts.append(_instructions(SRC, f"floor:{tmp}/floor.db", n, 10))
+        return (counts[1] - counts[0]) / (many - few)
+
+    def in_process() -> float:
+        script = str(Path(__file__).resolve())
+        low, high = (
+            _valgrind.instructions(SRC, script, "--reply-child", str(n)) for n in (few, many)
+        )
+        return (high - low) / (many - few)
+
+    floor = served(log=True)
+    transport = served(log=False)
+    reply = in_process()
+    saves = save_points_per_reply()
+    raw = _history.per_save(SRC, "raw", 6, 10, 40, 0)
+    bound = transport + reply + saves * raw
+    print(f"instructions per reply (runs of {many} minus {few} replies; M)")
+    print("| part | M/reply | × floor |\n|---|---|---|")
+    rows = [
+        ("the bare SSE floor (`_sse_floor.py`)", floor),
+        ("its HTTP and SSE work without its log inserts", transport),
+        ("an in-process `reply()` of the same agent, no checkpoint", reply),
+        (f"{saves:g} save points at raw `sqlite3`'s cost ({raw / 1e3:.0f} k each)", saves * raw),
+        ("**the least a served reply can cost (their sum)**", bound),
+    ]
+    for name, value in rows:
+        print(f"| {name} | {value / 1e6:.2f} | {value / floor:.2f} |", flush=True)
+    verdict = "above" if bound > 2.0 * floor else "within"
+    print(f"the lower bound is {bound / floor:.2f}x the floor: {verdict} the 2.0x target")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(HERE))
+    main()
