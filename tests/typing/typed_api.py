@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from tether import Agent, AgentState, Msg, UserMsg
 from tether import tool as top_level_tool
-from tether.app.storage import SQLiteStorage
+from tether.app.storage import SQLiteStorage, StorageCheckpoint
 from tether.event import AgentEvent, PauseEvent, pause_events_of
 from tether.message import AssistantMsg, ToolCallBlock, ToolResultBlock
 from tether.middleware import ActingCall, MiddlewareBase, ModelCall, PermissionCall, ReplyCall
@@ -21,7 +21,7 @@ from tether.model import ChatModelBase, ChatRequest, ScriptedChatModel
 from tether.permission import PermissionBehavior, PermissionRule
 from tether.plugin import Plugin, PluginScheduler
 from tether.skill import LocalSkillLoader
-from tether.state import Checkpoint, PendingReply
+from tether.state import Checkpoint, PendingReply, RestoringCheckpoint
 from tether.testing import RecordingMiddleware, reply_events, scripted_agent, tool_results
 from tether.tool import FunctionTool, ToolBase, ToolContext, Toolkit, ToolSourceBase, tool
 
@@ -56,8 +56,12 @@ async def entry_points(agent: Agent, storage: SQLiteStorage) -> None:
     assert_type(pause_events_of(msg), list[PauseEvent])
     assert_type(agent.reply_stream(None), AsyncIterator[AgentEvent])
     checkpoint = storage.checkpoint("u", "a", "s")
-    assert_type(checkpoint, Callable[[AgentState], Awaitable[None]])
-    await agent.reply(None, checkpoint=checkpoint)
+    assert_type(checkpoint, StorageCheckpoint)
+    assert_type(checkpoint.restore_last_saved(agent.state), bool)
+    saving: Callable[[AgentState], Awaitable[None]] = checkpoint  # a `Checkpoint`
+    restoring: RestoringCheckpoint = checkpoint
+    await agent.reply(None, checkpoint=saving)
+    await agent.reply(None, checkpoint=restoring)
     assert_type(agent.state.pending, PendingReply | None)
     assert_type(agent.model, ChatModelBase)
 
