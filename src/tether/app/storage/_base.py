@@ -403,6 +403,8 @@ class StorageBase(ABC):
         point, before its next tool runs. Load the state with `get_session` (or create it
         with `upsert_session`) from this storage first: that is the version it claims.
         With `fence`, every save is fenced with that token (see `update_session_state`).
+        When a save point fails, the loop puts the state back as this storage last saved it
+        (`restore_last_saved`), so it keeps no copy of the state at each save point.
         """
         key = SessionKey.of(user_id, agent_id, session_id)  # bad ids fail now, not mid-reply
         _check_fence(fence)
