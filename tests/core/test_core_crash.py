@@ -14,8 +14,8 @@ from crash_helpers import KEY, Place, log_lines, place, run_worker
 
 from tether.message import ToolCallBlock, ToolCallState, ToolResultBlock
 
-SAVE_POINTS = 8  # start, model step with batch 1 (one write), 2 results, batch 2, 1 result,
-# model step, end
+SAVE_POINTS = 7  # start, model step with batch 1 (one write), 2 results, batch 2, 1 result,
+# the final model step with the end (one write)
 KILLS = [
     *[("save", n, "before") for n in range(1, SAVE_POINTS + 1)],
     *[("save", n, "after") for n in range(1, SAVE_POINTS + 1)],

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from tether._loop import drive as drive_module
 from tether._loop.run import Run
@@ -111,7 +112,7 @@ async def test_the_first_stored_state_with_the_step_has_its_calls_running() -> N
     assert first == 1  # right after the reply's start: the step and the claim, one write
     assert _states(recorder, first) == ["running", "running"]
     assert all("pending" not in _states(recorder, i) for i in range(len(recorder.stored)))
-    assert len(recorder.stored) == 6
+    assert len(recorder.stored) == 5  # the final model step is written with the end
 
 
 async def test_with_reply_stream_the_step_event_waits_for_the_merged_write() -> None:
@@ -296,8 +297,8 @@ async def test_drive_writes_a_deferred_save_point_before_the_model_is_called_aga
     agent = Agent("a", "p", _Logged(recorder.log), Toolkit(tools=[charge]))
     msg = await agent.reply(UserMsg("user", "go"), checkpoint=recorder)
     assert msg.get_text_content() == "done"
-    # start, model, (deferred), the deferred write, model, its step, the end
-    assert recorder.log == ["save", "model", "save", "model", "save", "save"]
+    # start, model, (deferred), the deferred write, model, its step with the end
+    assert recorder.log == ["save", "model", "save", "model", "save"]
     assert _states(recorder, 1) == ["finished"]
 
 
@@ -327,3 +328,63 @@ async def test_a_tool_whose_own_check_is_local_shares_the_write_with_the_claim()
     msg = await _agent(script, custom).reply(UserMsg("user", "go"), checkpoint=recorder)
     assert msg.get_text_content() == "done"
     assert set(_states(recorder, recorder.first_with_step())) == {"running"}
+
+
+def _final(recorder: Recorder) -> list[tuple[bool, str]]:
+    """(the reply in progress?, its text) of each stored state holding the final answer."""
+    out = []
+    for state in recorder.stored:
+        msg = state.context[-1] if state.context else None
+        text = msg.get_text_content() if msg is not None else None
+        if msg is not None and msg.role == "assistant" and text and "done" in text:
+            out.append((state.reply is not None, text))
+    return out
+
+
+async def test_the_final_model_step_is_written_with_the_end() -> None:
+    recorder = Recorder()
+    msg = await _agent(_two_calls()).reply(UserMsg("user", "go"), checkpoint=recorder)
+    assert msg.get_text_content() == "done"
+    assert _final(recorder) == [(False, "done")]  # never stored with the reply in progress
+
+
+@pytest.mark.parametrize("kind", ["reasoning hook", "tool source"])
+async def test_the_final_step_is_saved_on_its_own_when_finishing_could_await(kind: str) -> None:
+    recorder = Recorder()
+    await _hooked(kind).reply(UserMsg("user", "go"), checkpoint=recorder)
+    assert _final(recorder) == [(True, "done"), (False, "done")]
+
+
+async def test_a_structured_answer_is_saved_before_it_is_checked() -> None:
+    class Answer(BaseModel):
+        value: int
+
+    script = [AssistantMsg("a", [call("generate_response", {"value": 3}, id="s1")])]
+    recorder = Recorder()
+    agent = _agent(script)
+    msg = await agent.reply(UserMsg("user", "go"), checkpoint=recorder, structured_schema=Answer)
+    assert msg.structured_output == Answer(value=3)
+    assert [state.reply is not None for state in recorder.stored][-2:] == [True, False]
+
+
+async def test_with_reply_stream_the_final_step_event_waits_for_the_end_write() -> None:
+    recorder = Recorder()
+    async for event in _agent(_two_calls()).reply_stream(
+        UserMsg("user", "go"), checkpoint=recorder
+    ):
+        recorder.log.append(event.type.value)
+    last_end = len(recorder.log) - 1 - recorder.log[::-1].index(EventType.MODEL_CALL_END.value)
+    assert recorder.log[last_end - 1] == "save"  # the merged write, then the step's event
+    assert recorder.log[last_end + 1 :] == [EventType.REPLY_END.value]
+
+
+async def test_a_failing_write_of_the_final_step_and_the_end_rolls_both_back() -> None:
+    agent = _agent(_two_calls())
+    with pytest.raises(RuntimeError, match="the store is down"):
+        await agent.reply(UserMsg("user", "go"), checkpoint=Recorder(fail_at=5))
+    assert agent.state.reply is not None  # as last stored: both results in, no answer yet
+    assert [c.state for c in agent.state.reply_msg().tool_calls] == [  # type: ignore[union-attr]
+        ToolCallState.FINISHED,
+        ToolCallState.FINISHED,
+    ]
+    assert not agent.state.context[-1].get_text_content()

@@ -59,7 +59,7 @@ class _FailsAt:
         return self.save.restore_last_saved(state)
 
 
-@pytest.mark.parametrize("fail_at", range(1, 7))  # six save points
+@pytest.mark.parametrize("fail_at", range(1, 6))  # five save points
 async def test_a_failing_save_point_restores_the_state_last_stored(
     fail_at: int, tmp_path: Path
 ) -> None:
@@ -117,7 +117,7 @@ async def test_a_restoring_checkpoint_is_never_copied_at_its_save_points(
 
         agent = _agent((await storage.get_session(*KEY)).state)  # type: ignore[union-attr]
         await agent.reply(UserMsg("user", "again"), checkpoint=plain)
-        assert len(copies) == 7  # the start and each of the six save points
+        assert len(copies) == 6  # the start and each of the five save points
 
 
 async def test_a_state_it_never_saved_is_not_restored(tmp_path: Path) -> None:

@@ -128,7 +128,8 @@ async def _reason(run: Run, action: Reason) -> AsyncIterator[AgentEvent]:
     response = assembler.response(model_name)
     commit_step(state, response.content, response.usage, forced_final=action.forced_final)
     end = assembler.end_event(model_name) if run.announces(EventType.MODEL_CALL_END) else None
-    if run.claims_at_once(view):  # one write with the acting step's first save point
+    # One write with the acting step's first save point, or with the reply's end.
+    if run.claims_at_once(view) or run.finishes_at_once():
         run.held = () if end is None else (end,)
         await run.save(merge=True)
         return

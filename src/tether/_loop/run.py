@@ -50,6 +50,7 @@ _FOR_WATCHERS = frozenset(
 (`MiddlewareBase.watches_all_events`); every other event is always built, whoever listens."""
 _EVERY: frozenset[EventType] = frozenset()
 _PENDING = ToolCallState.PENDING
+_FINISHED = ToolCallState.FINISHED
 
 
 @dataclass(slots=True)
@@ -195,6 +196,33 @@ class Run:
             (tool := tools.get(call.name)) is None or tool.is_permission_check_local
             for call in pending
         )
+
+    def finishes_at_once(self) -> bool:
+        """Whether the model step just committed may share its save point with the reply's end.
+
+        True when the step ended the reply (its final answer) and finishing awaits nothing
+        outside the loop: no tool source (`on_reply_end`), no `on_reasoning` hook (it runs
+        after the step), every call of the reply finished (closing it interrupts none, so
+        the offloader writes nothing), and no structured answer to check. Nothing reaches
+        the caller in between: the step's own event is held (`held`) until the merged save
+        is written. A crash before that write loses the step (the model is asked again).
+        """
+        if self.checkpoint is None or self.failed:
+            return False
+        cursor = self.state.reply
+        if (
+            cursor is None
+            or not cursor.finished
+            or cursor.interrupted
+            or cursor.structured_json_schema is not None
+            or self.agent.toolkit.sources
+        ):
+            return False
+        hooks = self.agent.middlewares
+        if hooks and has_hook(hooks, "on_reasoning"):  # it runs after the step: may await
+            return False
+        msg = reply_message(self.state)
+        return msg is None or all(c.state is _FINISHED for c in msg.tool_calls)
 
     def roll_back(self) -> None:
         """After a failed checkpoint: the state as it was at the last successful one.
