@@ -3,7 +3,7 @@
 The renderer (markdown-it, vendored) and the code highlighter run on the page; their cost
 is the main thread's CPU time as Chromium reports it (DevTools `Performance.getMetrics`,
 `ThreadTime`), so other processes on the machine do not change the numbers much. Linear
-means: ten times the input costs at most ~12 times the time.
+means: ten times the input costs well under the ~32 times an n^1.5 cost reads (`PARSE_GROWTH`).
 """
 
 from __future__ import annotations
@@ -42,10 +42,15 @@ PATTERNS = {
 }
 
 
+PARSE_GROWTH = 16
+"""The parse's bound on 500 kB vs 50 kB. Quadratic reads ~100x, n^1.5 ~32x; a linear parse
+reads 5-10x, but n log n (the engine's own collections) is already ~12x at these sizes, and
+a 5 ms parse of 50 kB is a few ticks of the thread clock: 12 failed at 13.9x in a CI run on
+a loaded machine, where the rest of its patterns read 4-10x."""
 RENDER_GROWTH = 20
 """The render's bound on 1 MB vs 100 kB: layout adds a fixed ~100 ms at 1 MB whatever the
 text (a 10 ms render of 100 kB reads ~10x even when linear), so the bound is looser than
-parsing's 12; quadratic still reads ~100x, n^1.5 ~32x."""
+parsing's; quadratic still reads ~100x, n^1.5 ~32x."""
 
 
 def adversarial(pattern: str, size: int) -> str:
@@ -125,18 +130,18 @@ class CpuClock:
 
 
 def test_adversarial_markdown_parses_in_linear_time(ui: UI, site: str) -> None:
-    """markdown-it itself: ten times the input costs at most ~12 times the CPU time."""
+    """markdown-it itself: ten times the input costs at most `PARSE_GROWTH` times the CPU time."""
     clock = CpuClock(renderer_page(ui, site))
     clock.ms("parse", adversarial("warm *up* `code`\n\n", 50 * KB))  # JIT, caches
     rows = []
     for name, pattern in PATTERNS.items():  # a quadratic parser shows at 10× the input
-        small, large = clock.growth("parse", pattern, (50 * KB, 500 * KB), limit=12)
+        small, large = clock.growth("parse", pattern, (50 * KB, 500 * KB), limit=PARSE_GROWTH)
         rows.append((name, small, large, large / max(small, 1.0)))
     print("\nparse only             50 kB ms  500 kB ms  ratio")
     for name, small, large, ratio in rows:
         print(f"{name:20} {small:10.1f} {large:9.1f} {ratio:7.1f}")
-    slow = [(name, round(ratio, 1)) for name, _, _, ratio in rows if ratio > 12]
-    assert slow == [], f"not linear (500 kB vs 50 kB CPU time ratio > 12): {slow}"
+    slow = [(name, round(ratio, 1)) for name, _, _, ratio in rows if ratio > PARSE_GROWTH]
+    assert slow == [], f"not linear (500 kB vs 50 kB CPU time ratio > {PARSE_GROWTH}): {slow}"
 
 
 @pytest.mark.long
