@@ -129,8 +129,12 @@ async def drive(run: Run, inputs: Any) -> AsyncIterator[AgentEvent]:
         yield event
     while True:
         action = next_action(run.state, agent.react_config)
-        if run.deferred and not isinstance(action, Act | Pause | Finish):
-            # Reasoning awaits outside the loop: a deferred save point first.
+        if run.deferred and not (
+            isinstance(action, Act | Pause)
+            or (isinstance(action, Finish) and run.finishes_at_once())
+        ):
+            # Reasoning (and finishing, unless it awaits nothing outside the loop) awaits
+            # outside the loop: a deferred save point first.
             await run.save()
             for event in run.released():
                 yield event
@@ -196,15 +200,12 @@ async def finish(run: Run) -> list[AgentEvent]:
     msg = reply_message(state)
     assert msg is not None
     events: list[AgentEvent] = []
-    if run.deferred and agent.toolkit.sources:  # they await outside the loop: save first
-        await run.save()
-        events += run.released()
     for source in agent.toolkit.sources:
         events += await source.on_reply_end(state, reply_id)
     structured = state.reply is not None and state.reply.structured_json_schema is not None
     await close_reply(state, run.commit)
     await run.save()  # with the final model step, if it was deferred (`finishes_at_once`)
-    events[:0] = run.released()
+    events[:0] = run.released()  # (drive wrote any other deferred step before finishing)
     if (
         structured
         and "structured_output" not in msg.metadata

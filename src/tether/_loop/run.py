@@ -166,6 +166,17 @@ class Run:
         held, self.held = self.held, ()
         return held
 
+    def _may_defer(self) -> bool:
+        """Whether a model step's save point may be deferred at all.
+
+        Both merges ask it first: a checkpoint that has not failed, and no `on_reasoning`
+        hook (it runs after the model step, and may await anything).
+        """
+        if self.checkpoint is None or self.failed:
+            return False
+        hooks = self.agent.middlewares
+        return not (hooks and has_hook(hooks, "on_reasoning"))
+
     def claims_at_once(self, view: ToolkitView) -> bool:
         """Whether the model step just committed may share its save point with the claim.
 
@@ -177,7 +188,7 @@ class Run:
         called tools. Nothing reaches the caller in between either: the step's own event
         is held (`held`) until the merged save is written.
         """
-        if self.checkpoint is None or self.failed:
+        if not self._may_defer():
             return False
         msg = reply_message(self.state)
         if msg is None or view.sources:
@@ -185,11 +196,7 @@ class Run:
         pending = [b for b in msg.content if type(b) is ToolCallBlock and b.state is _PENDING]
         if not pending:
             return False
-        hooks = self.agent.middlewares
-        if hooks and (
-            has_hook(hooks, "on_reasoning")
-            or any(overrides(mw, "on_check_permission") for mw in hooks)
-        ):
+        if any(overrides(mw, "on_check_permission") for mw in self.agent.middlewares):
             return False
         tools = view.tools
         return all(
@@ -207,8 +214,6 @@ class Run:
         the caller in between: the step's own event is held (`held`) until the merged save
         is written. A crash before that write loses the step (the model is asked again).
         """
-        if self.checkpoint is None or self.failed:
-            return False
         cursor = self.state.reply
         if (
             cursor is None
@@ -216,10 +221,8 @@ class Run:
             or cursor.interrupted
             or cursor.structured_json_schema is not None
             or self.agent.toolkit.sources
+            or not self._may_defer()
         ):
-            return False
-        hooks = self.agent.middlewares
-        if hooks and has_hook(hooks, "on_reasoning"):  # it runs after the step: may await
             return False
         msg = reply_message(self.state)
         return msg is None or all(c.state is _FINISHED for c in msg.tool_calls)
