@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Iterator
+from enum import StrEnum
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
+from types import FrameType
+from typing import Annotated, Any
 
 import pytest
 from pydantic import BaseModel
@@ -23,6 +26,7 @@ from pydantic import BaseModel
 from tether import _fast
 from tether.event import (
     ReplyEndEvent,
+    ReplyStartEvent,
     TextBlockDeltaEvent,
     ThinkingBlockDeltaEvent,
     ToolCallDeltaEvent,
@@ -35,7 +39,9 @@ from tether.message import (
     Msg,
     TextBlock,
     ToolCallBlock,
+    ToolCallState,
     ToolResultBlock,
+    ToolResultState,
     UserMsg,
     detached,
 )
@@ -76,6 +82,11 @@ def _use_every_fast_path() -> None:
     _ends.reply_end("r", state.context[1])
     _ends.tool_result_end("r", "c1", ToolResultBlock(id="c1", name="add", output="2"))
 
+    class Fresh(BaseModel):  # a field built now: its schema checks assumption 6 again
+        state: Annotated[ToolCallState, _fast.AS_STR] = ToolCallState.RUNNING
+
+    assert Fresh().model_dump_json() == '{"state":"running"}'
+
 
 EXPECTED = {
     *(f"builder:{cls.__name__}" for cls in DELTAS),
@@ -89,6 +100,7 @@ EXPECTED = {
     "state reader",
     "message check",
     "json encoder",
+    "str enum serialisation",
 }
 
 
@@ -226,6 +238,68 @@ def test_the_json_encoder_writes_what_json_dumps_writes() -> None:
     encode = _fast.json_encoder()
     for value in ({"a": [1, 2.5, None]}, {"é": "ü", "n": True}, {}):
         assert encode(value) == json.dumps(value, ensure_ascii=False)
+
+
+# Assumption 6: the `str` serializer writes a `StrEnum` member as its value, in Python.
+class _Plain(BaseModel):
+    call: ToolCallState
+    result: ToolResultState
+
+
+class _AsStr(BaseModel):
+    call: Annotated[ToolCallState, _fast.AS_STR]
+    result: Annotated[ToolResultState, _fast.AS_STR]
+
+
+def test_a_str_enum_field_writes_what_the_enum_serializer_writes() -> None:
+    for call in ToolCallState:
+        for result in ToolResultState:
+            plain, fast = _Plain(call=call, result=result), _AsStr(call=call, result=result)
+            assert fast.model_dump_json() == plain.model_dump_json()
+            dumped = fast.model_dump(mode="json")
+            assert dumped == plain.model_dump(mode="json") and type(dumped["call"]) is str
+            assert fast.model_dump() == plain.model_dump()  # the members, in Python mode
+            assert type(fast.model_dump()["call"]) is ToolCallState
+            assert _AsStr.model_validate_json(fast.model_dump_json()) == fast
+    assert _AsStr.model_json_schema() == {
+        **_Plain.model_json_schema(),
+        "title": "_AsStr",
+    }
+
+
+def _python_calls(run: Any, *args: Any) -> list[str]:
+    """The Python functions `run(*args)` calls (a serializer that calls none stays in Rust)."""
+    called: list[str] = []
+
+    def profile(frame: FrameType, event: str, arg: object) -> None:
+        if event == "call":
+            called.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        run(*args)
+    finally:
+        sys.setprofile(None)
+    return called
+
+
+def test_event_types_and_block_states_are_written_without_python() -> None:
+    call = ToolCallBlock(id="c1", name="add", input="{}", state=ToolCallState.FINISHED)
+    result = ToolResultBlock(id="c1", name="add", output="2", state=ToolResultState.ERROR)
+    event = ReplyStartEvent(reply_id="r", name="agent")
+    for model in (call, result, event):
+        serializer = type(model).__pydantic_serializer__
+        assert _python_calls(serializer.to_json, model) == []
+    assert b'"state":"finished"' in type(call).__pydantic_serializer__.to_json(call)
+
+    class Slow(StrEnum):  # what the enum serializer does: it asks the member for its value
+        A = "a"
+
+    class WithEnum(BaseModel):
+        kind: Slow = Slow.A
+
+    plain = WithEnum()
+    assert _python_calls(WithEnum.__pydantic_serializer__.to_json, plain) != []
 
 
 def test_the_detached_copy_is_a_deep_copy() -> None:

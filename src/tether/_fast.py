@@ -7,6 +7,9 @@ for leaving it (docs/decisions/lean.md has the figures), and they live here:
   thousands per reply, `tether.event._deltas`);
 - `detached`: a copy of a message or block sharing nothing mutable with it (every trust
   boundary, several per reply);
+- `AS_STR`: a `StrEnum` field serialised as the string its member is, without the
+  call back into Python for the member's `.value` that pydantic's enum serializer makes
+  (more than half of what encoding an event costs);
 - the compiled state reader's pieces (`core_schema_of`, `fields_of`, `shadow`, `unshadow`,
   `set_class`, `set_fields_set`, `new_model`, `json_encoder`; `tether.state._fastload`).
 
@@ -23,6 +26,9 @@ The assumptions they make, each asserted by `tests/test_pydantic_contract.py`:
 4. A model schema naming a subclass that is never built (a *shadow*) is validated with
    the schema given, not the class's own.
 5. `json.encoder.c_make_encoder` exists (else the pure-Python encoder is used, slower).
+6. pydantic-core's `str` serializer writes a `str` subclass (a `StrEnum` member) as its
+   characters, and gives a plain `str` in JSON mode: `AS_STR` (the event types and the
+   call and result states, in every event and message body written).
 
 Each fast path checks its assumption once, on first use, against what the public API
 gives; if they differ it falls back to the public API and says so in `taken()`, which
@@ -41,10 +47,11 @@ import typing
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from pydantic import BaseModel
-from pydantic_core import SchemaValidator, core_schema
+from pydantic import BaseModel, GetCoreSchemaHandler, GetPydanticSchema
+from pydantic_core import SchemaSerializer, SchemaValidator, core_schema
 
 __all__ = [
+    "AS_STR",
     "Build",
     "builder",
     "core_schema_of",
@@ -369,3 +376,35 @@ def json_encoder() -> Callable[[Any], str]:
         None, encoder.default, json.encoder.encode_basestring, None, ": ", ", ", False, False, True
     )
     return lambda value: "".join(encode(value, 0))
+
+
+# Assumption 6.
+class _Probe(enum.StrEnum):
+    MEMBER = "probe"
+
+
+def _str_serializer_fits() -> bool:
+    """Whether the `str` serializer writes a member as its value (checked per field built)."""
+    try:
+        serializer = SchemaSerializer(core_schema.str_schema())
+        fits = serializer.to_json(_Probe.MEMBER) == b'"probe"' and (
+            type(serializer.to_python(_Probe.MEMBER, mode="json")) is str
+        )
+    except Exception:  # any failure: the enum serializer is kept
+        fits = False
+    _TAKEN["str enum serialisation"] = fits and not FORCE_FALLBACK
+    return fits and not FORCE_FALLBACK
+
+
+def _serialised_as_str(source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+    schema = handler(source)
+    if not _str_serializer_fits():
+        return schema
+    return {**schema, "serialization": core_schema.simple_ser_schema("str")}
+
+
+AS_STR = GetPydanticSchema(_serialised_as_str)
+"""`Annotated[SomeStrEnum, AS_STR]`: validated as before, serialised as the string the member
+is (the same JSON as the enum serializer's, a plain `str` in JSON mode). Only for fields
+whose written JSON is checked when it matters or built by tether (the enum serializer warns
+about a plain string of another value; this one does not)."""

@@ -34,6 +34,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
+from tether._fast import AS_STR
 from tether._rule import PermissionRule
 from tether.event._stamps import event_id, event_time
 from tether.message import ChatUsage, Msg, ToolCallBlock, ToolResultBlock, ToolResultState
@@ -126,7 +127,7 @@ class EventBase(BaseModel):
 class ReplyStartEvent(EventBase):
     """A new reply begins."""
 
-    type: Literal[EventType.REPLY_START] = EventType.REPLY_START
+    type: Annotated[Literal[EventType.REPLY_START], AS_STR] = EventType.REPLY_START
     name: str
     """The agent's name."""
 
@@ -134,7 +135,7 @@ class ReplyStartEvent(EventBase):
 class ReplyEndEvent(EventBase):
     """The reply is complete; `msg` is the final message."""
 
-    type: Literal[EventType.REPLY_END] = EventType.REPLY_END
+    type: Annotated[Literal[EventType.REPLY_END], AS_STR] = EventType.REPLY_END
     msg: Msg
     """The whole reply message."""
 
@@ -142,7 +143,7 @@ class ReplyEndEvent(EventBase):
 class ModelCallStartEvent(EventBase):
     """A model call (one reasoning step) begins."""
 
-    type: Literal[EventType.MODEL_CALL_START] = EventType.MODEL_CALL_START
+    type: Annotated[Literal[EventType.MODEL_CALL_START], AS_STR] = EventType.MODEL_CALL_START
     model_name: str
     """The model that is called."""
 
@@ -150,7 +151,7 @@ class ModelCallStartEvent(EventBase):
 class ModelCallEndEvent(EventBase):
     """A model call ended; its usage, if the provider reported one."""
 
-    type: Literal[EventType.MODEL_CALL_END] = EventType.MODEL_CALL_END
+    type: Annotated[Literal[EventType.MODEL_CALL_END], AS_STR] = EventType.MODEL_CALL_END
     model_name: str
     """The model that answered (the fallback's name if it took over)."""
     usage: ChatUsage | None = None
@@ -171,13 +172,13 @@ class _BlockEvent(EventBase):
 class TextBlockStartEvent(_BlockEvent):
     """A text block begins."""
 
-    type: Literal[EventType.TEXT_BLOCK_START] = EventType.TEXT_BLOCK_START
+    type: Annotated[Literal[EventType.TEXT_BLOCK_START], AS_STR] = EventType.TEXT_BLOCK_START
 
 
 class TextBlockDeltaEvent(_BlockEvent):
     """More text for a text block."""
 
-    type: Literal[EventType.TEXT_BLOCK_DELTA] = EventType.TEXT_BLOCK_DELTA
+    type: Annotated[Literal[EventType.TEXT_BLOCK_DELTA], AS_STR] = EventType.TEXT_BLOCK_DELTA
     delta: str
     """The new text."""
 
@@ -185,19 +186,23 @@ class TextBlockDeltaEvent(_BlockEvent):
 class TextBlockEndEvent(_BlockEvent):
     """A text block is complete."""
 
-    type: Literal[EventType.TEXT_BLOCK_END] = EventType.TEXT_BLOCK_END
+    type: Annotated[Literal[EventType.TEXT_BLOCK_END], AS_STR] = EventType.TEXT_BLOCK_END
 
 
 class ThinkingBlockStartEvent(_BlockEvent):
     """A thinking block begins."""
 
-    type: Literal[EventType.THINKING_BLOCK_START] = EventType.THINKING_BLOCK_START
+    type: Annotated[Literal[EventType.THINKING_BLOCK_START], AS_STR] = (
+        EventType.THINKING_BLOCK_START
+    )
 
 
 class ThinkingBlockDeltaEvent(_BlockEvent):
     """More reasoning text."""
 
-    type: Literal[EventType.THINKING_BLOCK_DELTA] = EventType.THINKING_BLOCK_DELTA
+    type: Annotated[Literal[EventType.THINKING_BLOCK_DELTA], AS_STR] = (
+        EventType.THINKING_BLOCK_DELTA
+    )
     delta: str
     """The new text."""
 
@@ -205,7 +210,7 @@ class ThinkingBlockDeltaEvent(_BlockEvent):
 class ThinkingBlockEndEvent(_BlockEvent):
     """A thinking block is complete."""
 
-    type: Literal[EventType.THINKING_BLOCK_END] = EventType.THINKING_BLOCK_END
+    type: Annotated[Literal[EventType.THINKING_BLOCK_END], AS_STR] = EventType.THINKING_BLOCK_END
     signature: str | None = None
     """The provider's signature for the block, if any."""
     redacted: bool = False
@@ -215,7 +220,7 @@ class ThinkingBlockEndEvent(_BlockEvent):
 class ToolCallStartEvent(_BlockEvent):
     """The model begins a tool call; `block_id` is the call id."""
 
-    type: Literal[EventType.TOOL_CALL_START] = EventType.TOOL_CALL_START
+    type: Annotated[Literal[EventType.TOOL_CALL_START], AS_STR] = EventType.TOOL_CALL_START
     name: str
     """The tool's name."""
 
@@ -223,7 +228,7 @@ class ToolCallStartEvent(_BlockEvent):
 class ToolCallDeltaEvent(_BlockEvent):
     """More JSON of a tool call's arguments."""
 
-    type: Literal[EventType.TOOL_CALL_DELTA] = EventType.TOOL_CALL_DELTA
+    type: Annotated[Literal[EventType.TOOL_CALL_DELTA], AS_STR] = EventType.TOOL_CALL_DELTA
     delta: str
     """The new argument text."""
 
@@ -231,7 +236,7 @@ class ToolCallDeltaEvent(_BlockEvent):
 class ToolCallEndEvent(_BlockEvent):
     """A tool call is complete."""
 
-    type: Literal[EventType.TOOL_CALL_END] = EventType.TOOL_CALL_END
+    type: Annotated[Literal[EventType.TOOL_CALL_END], AS_STR] = EventType.TOOL_CALL_END
     tool_call: ToolCallBlock
     """The whole call."""
 
@@ -239,7 +244,7 @@ class ToolCallEndEvent(_BlockEvent):
 class ToolResultStartEvent(_BlockEvent):
     """A tool begins to run; `block_id` is the call id."""
 
-    type: Literal[EventType.TOOL_RESULT_START] = EventType.TOOL_RESULT_START
+    type: Annotated[Literal[EventType.TOOL_RESULT_START], AS_STR] = EventType.TOOL_RESULT_START
     name: str
     """The tool's name."""
 
@@ -247,7 +252,9 @@ class ToolResultStartEvent(_BlockEvent):
 class ToolResultTextDeltaEvent(_BlockEvent):
     """Partial output of a running tool."""
 
-    type: Literal[EventType.TOOL_RESULT_TEXT_DELTA] = EventType.TOOL_RESULT_TEXT_DELTA
+    type: Annotated[Literal[EventType.TOOL_RESULT_TEXT_DELTA], AS_STR] = (
+        EventType.TOOL_RESULT_TEXT_DELTA
+    )
     delta: str
     """The new output text."""
 
@@ -255,7 +262,7 @@ class ToolResultTextDeltaEvent(_BlockEvent):
 class ToolResultEndEvent(_BlockEvent):
     """A tool call has its result (the full output, even when the context copy is cut)."""
 
-    type: Literal[EventType.TOOL_RESULT_END] = EventType.TOOL_RESULT_END
+    type: Annotated[Literal[EventType.TOOL_RESULT_END], AS_STR] = EventType.TOOL_RESULT_END
     tool_result: ToolResultBlock
     """The result."""
 
@@ -268,7 +275,9 @@ class ToolResultEndEvent(_BlockEvent):
 class RequireUserConfirmEvent(EventBase):
     """The reply pauses until the user confirms or rejects these calls."""
 
-    type: Literal[EventType.REQUIRE_USER_CONFIRM] = EventType.REQUIRE_USER_CONFIRM
+    type: Annotated[Literal[EventType.REQUIRE_USER_CONFIRM], AS_STR] = (
+        EventType.REQUIRE_USER_CONFIRM
+    )
     tool_calls: list[ToolCallBlock]
     """The calls awaiting confirmation, each with its `suggested_rules`."""
 
@@ -276,7 +285,9 @@ class RequireUserConfirmEvent(EventBase):
 class RequireExternalExecutionEvent(EventBase):
     """The reply pauses until these calls' results come from outside."""
 
-    type: Literal[EventType.REQUIRE_EXTERNAL_EXECUTION] = EventType.REQUIRE_EXTERNAL_EXECUTION
+    type: Annotated[Literal[EventType.REQUIRE_EXTERNAL_EXECUTION], AS_STR] = (
+        EventType.REQUIRE_EXTERNAL_EXECUTION
+    )
     tool_calls: list[ToolCallBlock]
     """The calls to execute outside the agent."""
 
@@ -312,7 +323,7 @@ class ConfirmResult(BaseModel):
 class UserConfirmResultEvent(EventBase):
     """Resume a reply paused for confirmation."""
 
-    type: Literal[EventType.USER_CONFIRM_RESULT] = EventType.USER_CONFIRM_RESULT
+    type: Annotated[Literal[EventType.USER_CONFIRM_RESULT], AS_STR] = EventType.USER_CONFIRM_RESULT
     confirm_results: list[ConfirmResult]
     """One answer per call being confirmed."""
 
@@ -320,7 +331,9 @@ class UserConfirmResultEvent(EventBase):
 class ExternalExecutionResultEvent(EventBase):
     """Resume a reply paused for external execution."""
 
-    type: Literal[EventType.EXTERNAL_EXECUTION_RESULT] = EventType.EXTERNAL_EXECUTION_RESULT
+    type: Annotated[Literal[EventType.EXTERNAL_EXECUTION_RESULT], AS_STR] = (
+        EventType.EXTERNAL_EXECUTION_RESULT
+    )
     execution_results: list[ToolResultBlock]
     """One result per externally executed call (matched by `id`)."""
 
@@ -328,7 +341,7 @@ class ExternalExecutionResultEvent(EventBase):
 class UserInterruptEvent(EventBase):
     """Abort the paused reply: pending calls end as interrupted."""
 
-    type: Literal[EventType.USER_INTERRUPT] = EventType.USER_INTERRUPT
+    type: Annotated[Literal[EventType.USER_INTERRUPT], AS_STR] = EventType.USER_INTERRUPT
 
 
 ResumeEvent = UserConfirmResultEvent | ExternalExecutionResultEvent | UserInterruptEvent
@@ -338,7 +351,7 @@ ResumeEvent = UserConfirmResultEvent | ExternalExecutionResultEvent | UserInterr
 class ModelRetryEvent(EventBase):
     """A model call failed with a retryable error and will be tried again."""
 
-    type: Literal[EventType.MODEL_RETRY] = EventType.MODEL_RETRY
+    type: Annotated[Literal[EventType.MODEL_RETRY], AS_STR] = EventType.MODEL_RETRY
     model_name: str
     """The model that failed."""
     attempt: int
@@ -354,7 +367,7 @@ class ModelRetryEvent(EventBase):
 class ContextCompressedEvent(EventBase):
     """The context was compressed."""
 
-    type: Literal[EventType.CONTEXT_COMPRESSED] = EventType.CONTEXT_COMPRESSED
+    type: Annotated[Literal[EventType.CONTEXT_COMPRESSED], AS_STR] = EventType.CONTEXT_COMPRESSED
     before_tokens: int
     """Estimated context tokens before."""
     after_tokens: int
@@ -370,7 +383,7 @@ class ContextCompressedEvent(EventBase):
 class PluginActivatedEvent(EventBase):
     """A plugin woke up (or its activation was extended)."""
 
-    type: Literal[EventType.PLUGIN_ACTIVATED] = EventType.PLUGIN_ACTIVATED
+    type: Annotated[Literal[EventType.PLUGIN_ACTIVATED], AS_STR] = EventType.PLUGIN_ACTIVATED
     module_name: str
     """The plugin's module name."""
     rounds_left: int
@@ -380,7 +393,7 @@ class PluginActivatedEvent(EventBase):
 class PluginSleptEvent(EventBase):
     """A plugin's activation ran out and it went to sleep."""
 
-    type: Literal[EventType.PLUGIN_SLEPT] = EventType.PLUGIN_SLEPT
+    type: Annotated[Literal[EventType.PLUGIN_SLEPT], AS_STR] = EventType.PLUGIN_SLEPT
     module_name: str
     """The plugin's module name."""
 
@@ -388,7 +401,7 @@ class PluginSleptEvent(EventBase):
 class ErrorEvent(EventBase):
     """The reply failed (sent by the HTTP service; in-process callers get the exception)."""
 
-    type: Literal[EventType.ERROR] = EventType.ERROR
+    type: Annotated[Literal[EventType.ERROR], AS_STR] = EventType.ERROR
     error_type: str
     """The exception's class name."""
     message: str
@@ -398,7 +411,7 @@ class ErrorEvent(EventBase):
 class CustomEvent(EventBase):
     """An event of the application's own (e.g. from a middleware or a tool)."""
 
-    type: Literal[EventType.CUSTOM] = EventType.CUSTOM
+    type: Annotated[Literal[EventType.CUSTOM], AS_STR] = EventType.CUSTOM
     name: str
     """The application's name for it."""
     data: dict[str, Any] = Field(default_factory=dict)
@@ -445,7 +458,7 @@ class SubAgentEvent(EventBase):
     reply); a grandchild's event is wrapped once, with the whole path.
     """
 
-    type: Literal[EventType.SUB_AGENT] = EventType.SUB_AGENT
+    type: Annotated[Literal[EventType.SUB_AGENT], AS_STR] = EventType.SUB_AGENT
     agent_path: list[str]
     """The names of the agents from the parent down to the one that emitted it, e.g.
     `["researcher"]` (`["researcher", "fetcher"]` for a grandchild)."""

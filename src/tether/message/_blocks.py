@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from tether._fast import AS_STR
 from tether._ids import new_id, now_iso
 from tether._rule import PermissionRule
 
@@ -168,7 +169,7 @@ class ToolCallBlock(BaseModel):
     """The tool's name."""
     input: str = "{}"
     """The arguments, JSON-encoded (a dict given here is encoded)."""
-    state: ToolCallState = ToolCallState.PENDING
+    state: Annotated[ToolCallState, AS_STR] = ToolCallState.PENDING
     """Where the call is in its life."""
     suggested_rules: list[PermissionRule] = Field(default_factory=list)
     """Rules the user may accept so that similar calls run without asking."""
@@ -193,7 +194,7 @@ class ToolResultBlock(BaseModel):
     """The tool's name."""
     output: str | list[TextBlock | DataBlock] = ""
     """What the tool returned."""
-    state: ToolResultState = ToolResultState.SUCCESS
+    state: Annotated[ToolResultState, AS_STR] = ToolResultState.SUCCESS
     """How the call ended."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     """Extra data (e.g. the offloaded path of a truncated result)."""
