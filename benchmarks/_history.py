@@ -4,9 +4,12 @@ A round is one reply's save points on a tracked state: the user's message append
 (save), the reply's message appended with a tool call (save), its result added to that
 message in place (save), its final text added (save). Cases: SQLite and Redis at each
 length, and raw `sqlite3` running the same SQL with the same bytes (the floor: tether's
-head and bodies computed before the measured part). The tether cases include making the
-round's messages (`step`); the `steps` case makes them without saving, so a save's own cost
-is the difference (both are printed). Figures are instructions under
+head and bodies computed before the measured part); `checked` is that SQL after the save's
+changes are made and its head and changed bodies serialised and checked in the measured
+part (tether's serialisers and check, no planning of tether's own, no async layers): the
+least a save that writes what it serialised and checks it can cost. The tether cases (and
+`checked`) include making the round's messages (`step`); the `steps` case makes them
+without saving, so a save's own cost is the difference (both are printed). Figures are instructions under
 `valgrind --tool=cachegrind` (runs of `--many` minus runs of `--few` rounds, divided by the
 extra saves), or with `--cpu`, CPU time per save in this process (noisy).
 """
@@ -37,7 +40,7 @@ from tether.state import AgentState
 SAVES_PER_ROUND = 4
 PLANNED = 200
 """Rounds the raw case plans whatever it runs (so planning cancels out of the difference)."""
-CASES = ("sqlite", "redis", "raw", "steps")
+CASES = ("sqlite", "redis", "raw", "checked", "steps")
 
 
 def prior(n: int) -> AgentState:
@@ -104,27 +107,50 @@ def _steps_only(n: int, rounds: int, timed: list[float]) -> None:
                 timed.append(time.process_time() - cpu)
 
 
-def _raw_saves(path: str, n: int, rounds: int, timed: list[float]) -> None:
-    """The same SQL as `SQLiteStorage` with the same bytes, planned before it is timed."""
+def _plan(
+    state: AgentState, stored: list[bytes], check: bool
+) -> tuple[bytes, int, list[tuple[int, bytes]]]:
+    """What a save of `state` writes (head, message count, changed rows), as tether's bytes.
+
+    With `check`, each written body is checked to load back, as tether's saves do.
+    """
     from tether.app.storage._codec import dump_head, dump_message
+    from tether.state._fastload import check_message_json
+
+    bodies = [dump_message(m) for m in state.context[-2:]]
+    start = len(state.context) - 2
+    rows = [(start + j, b) for j, b in enumerate(bodies) if start + j >= len(stored)]
+    rows += [
+        (start + j, b)
+        for j, b in enumerate(bodies)
+        if start + j < len(stored) and stored[start + j] != b
+    ]
+    del stored[start:]
+    stored += bodies
+    if check:
+        for _, body in rows:
+            check_message_json(body)
+    return dump_head(state), len(state.context), rows
+
+
+def _raw_saves(path: str, n: int, rounds: int, timed: list[float], *, checked: bool) -> None:
+    """The same SQL as `SQLiteStorage` with the same bytes.
+
+    Planned before it is timed (`checked` False: the floor of the SQL alone), or, with
+    `checked`, each save's changes made, its head and changed bodies serialised and
+    checked in the timed part: the least a save that writes what it serialised and checks
+    it can cost (its own cost is its figure minus `steps`).
+    """
+    from tether.app.storage._codec import dump_message
 
     state = prior(n)
     writes: list[tuple[bytes, int, list[tuple[int, bytes]]]] = []
     stored = [dump_message(m) for m in state.context]
-    for i in range(PLANNED + 1):
+    first = stored[:n]
+    for i in range(0 if checked else PLANNED + 1):
         for k in range(SAVES_PER_ROUND):
             step(state, i, k)
-            bodies = [dump_message(m) for m in state.context[-2:]]
-            start = len(state.context) - 2
-            rows = [(start + j, b) for j, b in enumerate(bodies) if start + j >= len(stored)]
-            rows += [
-                (start + j, b)
-                for j, b in enumerate(bodies)
-                if start + j < len(stored) and stored[start + j] != b
-            ]
-            del stored[start:]
-            stored += bodies
-            writes.append((dump_head(state), len(state.context), rows))
+            writes.append(_plan(state, stored, check=False))
     db = sqlite3.connect(path, isolation_level=None)
     db.execute("PRAGMA journal_mode = WAL")
     db.execute("PRAGMA synchronous = NORMAL")
@@ -137,10 +163,15 @@ def _raw_saves(path: str, n: int, rounds: int, timed: list[float]) -> None:
         "CREATE TABLE m (sid INTEGER, seq INTEGER, body BLOB, PRIMARY KEY (sid, seq)) WITHOUT ROWID"
     )
     db.execute("INSERT INTO s VALUES (1, 'u', 'a', 's', 1, x'', 0, 't', 't', 0)")
-    db.executemany("INSERT INTO m VALUES (1, ?, ?)", list(enumerate(stored[:n])))
+    db.executemany("INSERT INTO m VALUES (1, ?, ?)", list(enumerate(first)))
     version = 1
-    for w, (head, count, rows) in enumerate(writes[: (rounds + 1) * SAVES_PER_ROUND]):
+    for w in range((rounds + 1) * SAVES_PER_ROUND):
         cpu = time.process_time()
+        if checked:
+            step(state, *divmod(w, SAVES_PER_ROUND))
+            head, count, rows = _plan(state, stored, check=True)
+        else:
+            head, count, rows = writes[w]
         db.execute("BEGIN IMMEDIATE")
         cursor = db.execute(
             "UPDATE s SET version = version + 1, head = ?, n = ?, updated_at = ?,"
@@ -164,8 +195,8 @@ def workload(case: str, n: int, rounds: int, redis_port: int) -> list[float]:
     """Run `rounds` rounds of `case` at `n` prior messages; CPU seconds per timed save."""
     timed: list[float] = []
     with tempfile.TemporaryDirectory() as scratch:
-        if case == "raw":
-            _raw_saves(f"{scratch}/raw.db", n, rounds, timed)
+        if case in ("raw", "checked"):
+            _raw_saves(f"{scratch}/raw.db", n, rounds, timed, checked=case == "checked")
         elif case == "steps":
             _steps_only(n, rounds, timed)
         elif case == "sqlite":
@@ -203,6 +234,14 @@ def report(
     print("|---|---|---|---|---|---|---|")
     raw = per_save(trees[0][1], "raw", sizes[0], few, many, redis_port)
     print(f"| - | raw sqlite3 | {sizes[0]} | {raw / 1e3:,.0f} k | - | - | 1.00 |", flush=True)
+    checked = per_save(trees[0][1], "checked", sizes[0], few, many, redis_port)
+    floor_steps = per_save(trees[0][1], "steps", sizes[0], few, many, redis_port)
+    print(
+        f"| - | raw sqlite3 + serialise + check | {sizes[0]} | {checked / 1e3:,.0f} k |"
+        f" {(checked - floor_steps) / 1e3:,.0f} k | - | {checked / raw:.2f}"
+        f" (own {(checked - floor_steps) / raw:.2f}) |",
+        flush=True,
+    )
     for label, src in trees:
         steps = {n: per_save(src, "steps", n, few, many, redis_port) for n in sizes}
         print(f"| {label} | steps | {sizes} | {[round(v / 1e3) for v in steps.values()]} k |")
