@@ -154,3 +154,70 @@ def test_postgres_notify_ahead_of_the_kept_entries_reads_the_table() -> None:
         asyncio.run(scenario())
     finally:
         drop_schema(schema)
+
+
+async def _first_read_scenario(log: EventLogBase, patch: Any) -> None:
+    """A run just started: reading above its lease's start finds nothing, without a round
+    trip (this process is the log's only writer now); below it, the backend answers."""
+    async with log:
+        first = await log.acquire(KEY, 5.0)
+        await log.release(first, _items("a"))  # an earlier run: entries 1 and its end, 2
+        lease = await log.acquire(KEY, 5.0)
+        assert lease.start_seq == 2
+        with patch():
+            assert await log.read(KEY, lease.start_seq) == []
+        older = await log.read(KEY, 0)  # not all kept here: the backend answers
+        assert [e.seq for e in older] == [1, 2]
+        await log.renew(lease, 5.0, _items("b"))
+        with patch():
+            assert [e.data for e in await log.read(KEY, 2)] == ['{"n": "b"}']
+        await log.release(lease)
+        await log.delete(KEY)
+
+
+def _refusing(monkeypatch: pytest.MonkeyPatch, target: Any, name: str) -> Any:
+    from contextlib import contextmanager
+
+    @contextmanager
+    def patch() -> Any:
+        async def refused(*args: Any, **kwargs: Any) -> Any:
+            raise AssertionError("a read of the run held here went to the backend")
+
+        with monkeypatch.context() as m:
+            m.setattr(target, name, refused)
+            yield
+
+    return patch
+
+
+def test_sqlite_first_read_of_a_run_needs_no_query(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = SQLiteEventLog(tmp_path / "events.db")
+    asyncio.run(_first_read_scenario(log, lambda: _refusing(monkeypatch, log._file, "run")()))
+
+
+def test_redis_first_read_of_a_run_needs_no_round_trip(monkeypatch: pytest.MonkeyPatch) -> None:
+    redis_or_skip()
+    prefix = unique("tfirst")
+    log = RedisEventLog(REDIS_URL, key_prefix=prefix)
+
+    async def scenario() -> None:
+        async with log:  # (the client exists once the log is open)
+            patch = _refusing(monkeypatch, log._client, "xrange")
+            await _first_read_scenario(log, patch)
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        drop_redis_prefix(prefix)
+
+
+def test_postgres_first_read_of_a_run_needs_no_query(monkeypatch: pytest.MonkeyPatch) -> None:
+    require_postgres()
+    schema = unique_schema()
+    log = PostgresEventLog(POSTGRES_DSN, schema=schema)
+    try:
+        asyncio.run(_first_read_scenario(log, lambda: _refusing(monkeypatch, log, "_run")()))
+    finally:
+        drop_schema(schema)

@@ -99,14 +99,20 @@ class RecentEntries:
 
     While a process holds a session's lease it is the log's only writer, so what it
     appended since it took the lease is the log's tail: a read after a number in that
-    range needs no round trip to the backend. Kept contiguous, for the most recent
-    `sessions` sessions, `entries` per session at most.
+    range needs no round trip to the backend, not even the first one, which finds nothing
+    yet (`start`). Kept contiguous, for the most recent `sessions` sessions, `entries` per
+    session at most.
     """
 
     def __init__(self, sessions: int = 1024, entries: int = 4096) -> None:
-        self._by_key: OrderedDict[LogKey, list[LogEntry]] = OrderedDict()
+        self._by_key: OrderedDict[LogKey, tuple[int, list[LogEntry]]] = OrderedDict()
+        """Per session: the number before the first kept entry, and the kept entries."""
         self._sessions = sessions
         self._entries = entries
+
+    def start(self, key: LogKey, last: int) -> None:
+        """A lease was just taken on a log whose last number is `last`: nothing above it."""
+        self._keep(key, last, [])
 
     def remember(self, key: LogKey, last: int, items: Sequence[LogItem]) -> None:
         """Keep the entries just appended (numbered up to `last`)."""
@@ -115,10 +121,18 @@ class RecentEntries:
         first = last - len(items) + 1
         entries = [LogEntry(first + i, it.type, it.data) for i, it in enumerate(items)]
         kept = self._by_key.get(key)
-        if kept and kept[-1].seq + 1 == first and len(kept) + len(entries) <= self._entries:
-            kept.extend(entries)
+        if (
+            kept
+            and kept[0] + len(kept[1]) + 1 == first
+            and len(kept[1]) + len(entries) <= self._entries
+        ):
+            kept[1].extend(entries)
+            self._by_key.move_to_end(key)
         else:
-            self._by_key[key] = entries
+            self._keep(key, first - 1, entries)
+
+    def _keep(self, key: LogKey, base: int, entries: list[LogEntry]) -> None:
+        self._by_key[key] = (base, entries)
         self._by_key.move_to_end(key)
         while len(self._by_key) > self._sessions:
             self._by_key.popitem(last=False)
@@ -126,13 +140,16 @@ class RecentEntries:
     def read(self, key: LogKey, after: int, limit: int) -> list[LogEntry] | None:
         """The kept entries above `after` (at most `limit`); None if they are not all here."""
         kept = self._by_key.get(key)
-        if not kept or not kept[0].seq <= after + 1 <= kept[-1].seq + 1:
+        if kept is None:
             return None
-        start = after + 1 - kept[0].seq
-        return kept[start : start + limit]
+        base, entries = kept
+        if not base <= after <= base + len(entries):
+            return None
+        start = after - base
+        return entries[start : start + limit]
 
     def forget(self, key: LogKey) -> None:
-        """Drop the session's entries (a new lease starts a new range)."""
+        """Drop the session's entries."""
         self._by_key.pop(key, None)
 
 

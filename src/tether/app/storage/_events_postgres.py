@@ -282,7 +282,7 @@ class PostgresEventLog(EventLogBase):
             raise busy(got)
         self._held[key] = got.token
         self._seq[key] = (got.token, got.start_seq)
-        self._recent.forget(key)
+        self._recent.start(key, got.start_seq)
         return got
 
     async def _write(

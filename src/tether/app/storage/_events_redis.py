@@ -194,7 +194,7 @@ class RedisEventLog(EventLogBase):
             raise busy(str(got[1]))
         lease = Lease(key=key, token=int(got[1]), start_seq=int(got[2]))
         self._held[key] = lease.token
-        self._recent.forget(key)
+        self._recent.start(key, lease.start_seq)
         return lease
 
     def _signal(self, key: LogKey, seq: int | None) -> None:

@@ -157,7 +157,7 @@ class SQLiteEventLog(EventLogBase):
         if isinstance(got, str):
             raise busy(got)
         self._held[key] = got.token
-        self._recent.forget(key)
+        self._recent.start(key, got.start_seq)
         return got
 
     def _check(self, db: sqlite3.Connection, lease: Lease) -> tuple[int, int]:
