@@ -10,7 +10,8 @@ Two modes:
   its transactions, on its two files (sessions, event log): take the lease; fence the
   session; at each save point but the last, the events since the previous one appended
   (their own transaction) before the save; release the lease with the held-back events and
-  the end marker; the followers' two reads of the log and the session's agent lookup.
+  the end marker; the follower's read of the tail and the session's agent lookup (13
+  transactions; the follower's first read is answered from memory).
 - `merged`: the least SQL that keeps the same guarantees: one file; lease and fence in one
   transaction; each save point's events inserted in its save's transaction; the release in
   the last one; the log read from memory (nothing read back).
@@ -133,8 +134,6 @@ class Replay:
             self.s.execute("BEGIN IMMEDIATE")
             self._save(head, bodies)
             self.s.execute("COMMIT")
-            if i == 0:  # the follower's first read (nothing logged yet)
-                self._read(ids)
         if not merged:
             self.e.execute("BEGIN IMMEDIATE")
             self._release(ids, self.groups[-1])

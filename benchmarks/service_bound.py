@@ -22,18 +22,18 @@ Two fuller bounds follow, each the floor's HTTP and SSE work, plus the reply as 
 runs it (`reply_stream`, every event built and its JSON encoded once, as the service logs
 and streams it), plus all of a reply's SQL on raw `sqlite3` with precomputed bytes
 (`_service_sql.py`):
-- "as tether runs it": every statement `tether serve` runs per reply, in its 14
+- "as tether runs it": every statement `tether serve` runs per reply, in its 13
   transactions on two files (lease, fence, the events appended before each save point, the
-  saves, the release with the held-back events, the log read back);
+  saves, the release with the held-back events, the log's tail read back, the agent lookup);
 - "with every merge": the least SQL that keeps the guarantees, on one file in 6 write
   transactions (lease and fence together, each save point's events in its save's
   transaction, the release in the last one, nothing read back).
 
 For Redis (target 2.5x the same floor), the reply's commands are each counted at the cost of
 the least command there is: one `PING` round trip of `redis.asyncio` (the client tether
-uses, with hiredis), against a `redis-server` this script starts: 14 per reply as `tether
-serve` runs it (read off a worker: 5 saves, 3 appends, lease, fence, release, two log
-reads, the agent lookup), 6 with every merge.
+uses, with hiredis), against a `redis-server` this script starts: 13 per reply as `tether
+serve` runs it (read off a worker: 5 saves, 3 appends, lease, fence, release, the
+follower's read of the tail, the agent lookup), 6 with every merge.
 
     python benchmarks/service_bound.py [--few 20 --many 80]
 """
@@ -64,7 +64,7 @@ async def _pings(port: int, n: int) -> None:
     await client.aclose()
 
 
-REDIS_COMMANDS_NOW, REDIS_COMMANDS_MERGED = 14, 6
+REDIS_COMMANDS_NOW, REDIS_COMMANDS_MERGED = 13, 6
 """A served reply's Redis commands as `tether serve` sends them, and with every merge."""
 
 
@@ -188,7 +188,7 @@ def main() -> None:
         (f"{saves:g} save points at raw `sqlite3`'s cost ({raw / 1e3:.0f} k each)", saves * raw),
         ("**the least a served reply can cost (their sum)**", bound),
         ("the reply as served: `reply_stream`, each event's JSON encoded", stream),
-        ("a reply's SQL on raw `sqlite3`, as tether runs it (14 transactions)", sql_now),
+        ("a reply's SQL on raw `sqlite3`, as tether runs it (13 transactions)", sql_now),
         ("a reply's SQL on raw `sqlite3`, with every merge (6 transactions)", sql_merged),
         ("**HTTP + reply as served + SQL as tether runs it**", transport + stream + sql_now),
         ("**HTTP + reply as served + SQL with every merge**", transport + stream + sql_merged),
