@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import copy
 import enum
+import functools
 import json
 import json.encoder
 import types
@@ -383,22 +384,24 @@ class _Probe(enum.StrEnum):
     MEMBER = "probe"
 
 
-def _str_serializer_fits() -> bool:
-    """Whether the `str` serializer writes a member as its value (checked per field built)."""
+@functools.cache
+def _str_serializer_writes_members() -> bool:
+    """Whether the `str` serializer writes a member as its value (probed once)."""
     try:
         serializer = SchemaSerializer(core_schema.str_schema())
-        fits = serializer.to_json(_Probe.MEMBER) == b'"probe"' and (
+        return serializer.to_json(_Probe.MEMBER) == b'"probe"' and (
             type(serializer.to_python(_Probe.MEMBER, mode="json")) is str
         )
     except Exception:  # any failure: the enum serializer is kept
-        fits = False
-    _TAKEN["str enum serialisation"] = fits and not FORCE_FALLBACK
-    return fits and not FORCE_FALLBACK
+        return False
 
 
 def _serialised_as_str(source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
     schema = handler(source)
-    if not _str_serializer_fits():
+    taken = _TAKEN["str enum serialisation"] = (
+        _str_serializer_writes_members() and not FORCE_FALLBACK
+    )
+    if not taken:
         return schema
     return {**schema, "serialization": core_schema.simple_ser_schema("str")}
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -176,8 +177,6 @@ async def _first_read_scenario(log: EventLogBase, patch: Any) -> None:
 
 
 def _refusing(monkeypatch: pytest.MonkeyPatch, target: Any, name: str) -> Any:
-    from contextlib import contextmanager
-
     @contextmanager
     def patch() -> Any:
         async def refused(*args: Any, **kwargs: Any) -> Any:

@@ -122,7 +122,7 @@ class RecentEntries:
         entries = [LogEntry(first + i, it.type, it.data) for i, it in enumerate(items)]
         kept = self._by_key.get(key)
         if (
-            kept
+            kept is not None
             and kept[0] + len(kept[1]) + 1 == first
             and len(kept[1]) + len(entries) <= self._entries
         ):
